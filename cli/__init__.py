@@ -1,0 +1,1 @@
+"""gov's command-line interface: thin commands over :mod:`gov.core`."""

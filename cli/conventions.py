@@ -1,0 +1,177 @@
+"""The conventions every gov command shares, kept in one place.
+
+Exit codes: 0 success, 1 the check or input had problems, 2 usage or internal error.
+Results go to stdout; progress, warnings and notices to stderr. Colour follows
+``--color auto|always|never`` and ``NO_COLOR``. Errors are one line; the traceback only
+with ``--debug``. A closed pipe ends the command quietly.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from enum import Enum
+from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from gov.core.errors import GovError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command killed by a closed pipe
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+ColorOpt = Annotated[
+    Color,
+    typer.Option("--color", help="Colour: auto (terminal, unless NO_COLOR is set), always, never."),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no notices or progress.")]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the traceback on errors.")]
+
+
+class _State:
+    color: Color = Color.auto
+    quiet: bool = False
+    debug: bool = False
+
+
+STATE = _State()
+
+
+def configure(color: Color = Color.auto, quiet: bool = False, debug: bool = False) -> None:
+    """Record the shared options of the running command."""
+    STATE.color = color
+    STATE.quiet = quiet
+    STATE.debug = debug or bool(os.environ.get("GOV_DEBUG"))
+
+
+def use_color(stream: IO[str]) -> bool:
+    """Whether to colour ``stream``: ``--color`` wins, then ``NO_COLOR``, then the terminal."""
+    if STATE.color is Color.always:
+        return True
+    if STATE.color is Color.never or os.environ.get("NO_COLOR"):
+        return False
+    return stream.isatty()
+
+
+def is_tty(stream: IO[Any]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, AttributeError):
+        return False
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console for stdout or stderr that honours the colour policy."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    color = use_color(stream)
+    return Console(
+        file=stream,
+        force_terminal=color,
+        no_color=not color,
+        highlight=False,
+        soft_wrap=not is_tty(stream),
+        width=None if is_tty(stream) else 200,
+    )
+
+
+def notice(message: str) -> None:
+    """A notice for people, on stderr, unless ``--quiet``."""
+    if not STATE.quiet:
+        sys.stderr.write(f"gov: {message}\n")
+        sys.stderr.flush()
+
+
+def warn(message: str) -> None:
+    """A warning on stderr; ``--quiet`` silences notices and progress, not warnings."""
+    sys.stderr.write(f"gov: warning: {message}\n")
+    sys.stderr.flush()
+
+
+def error_line(message: str) -> None:
+    sys.stderr.write(f"gov: error: {message}\n")
+    sys.stderr.flush()
+
+
+def resolve_format(requested: str | None, *, tty_default: str, pipe_default: str) -> str:
+    """The output format: the one asked for, else text on a terminal and JSONL in a pipe."""
+    if requested:
+        return requested
+    return tty_default if is_tty(sys.stdout) else pipe_default
+
+
+def show_progress() -> bool:
+    """Progress bars only on an interactive stderr and never with ``--quiet``."""
+    return not STATE.quiet and is_tty(sys.stderr) and not os.environ.get("CI")
+
+
+def _quiet_broken_pipe() -> int:
+    # Point stdout at /dev/null so the interpreter's final flush cannot raise again.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """Turn an exception raised by a command into an exit code, printing one line."""
+    if isinstance(exc, BrokenPipeError):
+        return _quiet_broken_pipe()
+    if isinstance(exc, GovError):
+        error_line(str(exc))
+        if STATE.debug:
+            traceback.print_exception(exc)
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt):
+        sys.stderr.write("gov: interrupted\n")
+        return 130
+    if isinstance(exc, MemoryError):
+        error_line("out of memory")
+        return EXIT_USAGE
+    error_line(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)")
+    if STATE.debug:
+        traceback.print_exception(exc)
+    return EXIT_USAGE
+
+
+def command(func: F) -> F:
+    """Wrap a command body: errors become one line and an exit code, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            code = func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except (typer.Abort, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes an exit code
+            raise typer.Exit(exit_code_of(exc)) from None
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise typer.Exit(_quiet_broken_pipe()) from None
+        raise typer.Exit(code or 0)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,25 @@
+"""The ``gov`` console script: a tiny dispatcher that keeps the hot paths lean.
+
+``gov hook …`` runs on every prompt a person types, so it must never go through
+typer's argument handling (a usage error there exits 2) nor import typer, rich or the
+numeric stack before it knows it routes in-process. Everything else goes to typer.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "hook":
+        from gov.cli.hook import main as hook_main
+
+        sys.exit(hook_main(args[1:]))
+    from gov.cli.main import run
+
+    run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The typer application: the root command and the registry of subcommand modules."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Annotated
+
+import typer
+
+from gov.core import __version__
+
+app = typer.Typer(
+    name="gov",
+    help=(
+        "Route prompts to the policies that govern them, and verify the task cards agents hand "
+        "back.\n\n"
+        "Example:\n\n"
+        "    gov index examples/policies -o .gov/index\n\n"
+        "    gov route 'roll back last night's release' -i .gov/index"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# One module per subcommand group; each exposes ``register(app)``.
+COMMAND_MODULES = [
+    "gov.cli.index",
+    "gov.cli.route",
+    "gov.cli.show",
+    "gov.cli.card",
+]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from gov.core.model_bundle import DEFAULT_MODEL_ID
+
+        sys.stdout.write(f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", help="Print the version and the embedding model.",
+                     callback=_version, is_eager=True),
+    ] = False,
+) -> None:
+    """gov: policy routing and task cards for AI agent fleets."""
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        module.register(app)
+
+
+_register()
+
+
+def run(args: list[str]) -> None:
+    app(args=args, prog_name="gov")
