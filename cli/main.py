@@ -32,6 +32,13 @@ COMMAND_MODULES = [
     "gov.cli.route",
     "gov.cli.show",
     "gov.cli.card",
+    "gov.cli.eval",
+    "gov.cli.calibrate",
+    "gov.cli.telemetry",
+    "gov.cli.serve",
+    "gov.cli.mcp",
+    "gov.cli.doctor",
+    "gov.cli.completion",
 ]
 
 
