@@ -1,0 +1,198 @@
+"""Sentence embeddings: fastembed to build, onnxruntime + tokenizers directly to route.
+
+Importing fastembed costs about half a second, which a one-shot route pays on every
+prompt; the route path therefore runs the bundled model's files through onnxruntime and
+tokenizers itself (mean pooling, l2 norm), and ``tests/test_embedding.py`` checks that its
+vectors match fastembed's. A user-chosen fastembed model id goes through fastembed on
+both paths and may download.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gov.core import model_bundle as bundle
+from gov.core.errors import ModelError
+
+Vectors = NDArray[np.float32]
+
+
+class Encoder(Protocol):
+    """Turns texts into l2-normalised float32 vectors."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def _bundle_paths(verify_hash: bool) -> tuple[Path, Path]:
+    checks = {check.role: check for check in bundle.check_bundle(verify_hash=verify_hash)}
+    for check in checks.values():
+        if not check.ok:
+            raise ModelError(f"embedding model {check.role}: {check.problem}")
+    model, tokenizer = checks["model"].path, checks["tokenizer"].path
+    assert model is not None and tokenizer is not None
+    return model, tokenizer
+
+
+class OnnxEncoder:
+    """The bundled model run through onnxruntime and tokenizers: the lean route path."""
+
+    model_id = bundle.DEFAULT_MODEL_ID
+    dim = bundle.DIMENSION
+
+    def __init__(self, verify_hash: bool = False, threads: int | None = None) -> None:
+        model_path, tokenizer_path = _bundle_paths(verify_hash)
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ModelError(f"cannot import the embedding runtime: {exc}") from None
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+            tokenizer.enable_truncation(max_length=bundle.MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            if threads:
+                options.intra_op_num_threads = threads
+            session = ort.InferenceSession(
+                str(model_path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own exception types
+            raise ModelError(f"cannot load the embedding model: {exc}") from None
+        self._tokenizer = tokenizer
+        self._session = session
+        self._inputs = {item.name for item in session.get_inputs()}
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), bundle.BATCH_SIZE):
+            batch = list(texts[start : start + bundle.BATCH_SIZE])
+            out[start : start + len(batch)] = self._embed_batch(batch)
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([item.ids for item in encoded], dtype=np.int64)
+        mask = np.array([item.attention_mask for item in encoded], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def assemble_bundled_model(target: Path | None = None) -> Path:
+    """Lay out the bundled model as a fastembed model folder (verified copies + three JSONs)."""
+    model_path, tokenizer_path = _bundle_paths(verify_hash=True)
+    folder = target or bundle.cache_dir() / "models" / "all-MiniLM-L6-v2-int8"
+    folder.mkdir(parents=True, exist_ok=True)
+    for source, name in ((model_path, "model.onnx"), (tokenizer_path, "tokenizer.json")):
+        destination = folder / name
+        if destination.is_file() and destination.stat().st_size == source.stat().st_size:
+            continue
+        temporary = folder / f".{name}.{os.getpid()}.tmp"
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, destination)
+    for name, content in (
+        ("config.json", bundle.CONFIG_JSON),
+        ("special_tokens_map.json", bundle.SPECIAL_TOKENS_MAP_JSON),
+        ("tokenizer_config.json", bundle.TOKENIZER_CONFIG_JSON),
+    ):
+        temporary = folder / f".{name}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(content, indent=2) + "\n")
+        os.replace(temporary, folder / name)
+    return folder
+
+
+_REGISTERED: set[str] = set()
+
+
+class FastembedEncoder:
+    """fastembed's TextEmbedding: the build path, and any model a user picks by id."""
+
+    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID) -> None:
+        self.model_id = model_id
+        try:
+            from fastembed import TextEmbedding
+        except ImportError as exc:
+            raise ModelError(f"cannot import fastembed: {exc}") from None
+        cache = bundle.cache_dir() / "fastembed"
+        try:
+            if model_id == bundle.DEFAULT_MODEL_ID:
+                folder = assemble_bundled_model()
+                self._register_bundled()
+                os.environ["HF_HUB_OFFLINE"] = "1"
+                self._model: Any = TextEmbedding(
+                    model_id, cache_dir=str(cache), specific_model_path=str(folder)
+                )
+                self.dim = bundle.DIMENSION
+            else:
+                self._model = TextEmbedding(model_id, cache_dir=str(cache))
+                self.dim = int(self._model.embedding_size)
+        except ModelError:
+            raise
+        except Exception as exc:  # fastembed raises many kinds; all mean "no model"
+            raise ModelError(f"cannot load embedding model {model_id!r}: {exc}") from None
+
+    @staticmethod
+    def _register_bundled() -> None:
+        if bundle.DEFAULT_MODEL_ID in _REGISTERED:
+            return
+        from fastembed import TextEmbedding
+        from fastembed.common.model_description import ModelSource, PoolingType
+
+        known = {item["model"].lower() for item in TextEmbedding.list_supported_models()}
+        if bundle.DEFAULT_MODEL_ID.lower() not in known:
+            TextEmbedding.add_custom_model(
+                model=bundle.DEFAULT_MODEL_ID,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                sources=ModelSource(hf="gov/bundled-all-MiniLM-L6-v2-int8"),
+                dim=bundle.DIMENSION,
+                model_file="model.onnx",
+            )
+        _REGISTERED.add(bundle.DEFAULT_MODEL_ID)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = list(self._model.embed(list(texts), batch_size=bundle.BATCH_SIZE))
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def model_sha256(model_id: str) -> str | None:
+    """The pinned sha256 of a model's weights, when gov knows it (the bundled model)."""
+    return bundle.MODEL_SHA256 if model_id == bundle.DEFAULT_MODEL_ID else None
+
+
+_ENCODERS: dict[tuple[str, str], Encoder] = {}
+
+
+def get_encoder(model_id: str, purpose: str = "route") -> Encoder:
+    """A cached encoder: the lean ONNX path to route the bundled model, fastembed otherwise."""
+    key = (model_id, purpose)
+    encoder = _ENCODERS.get(key)
+    if encoder is None:
+        factory: Callable[[], Encoder]
+        if model_id == bundle.DEFAULT_MODEL_ID and purpose == "route":
+            factory = OnnxEncoder
+        else:
+            def factory() -> Encoder:
+                return FastembedEncoder(model_id)
+        encoder = factory()
+        _ENCODERS[key] = encoder
+    return encoder

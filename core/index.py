@@ -1,0 +1,564 @@
+"""Build, persist, load and query an index: the corpus made ready to route.
+
+An index holds everything a route and a delivery need, so a hook or server can work from
+the index file alone: each document's name, source, surfaces and full text; the lexical
+model as plain arrays; the surface embeddings; the model identity; the operating point;
+the corpus fingerprint and file stamps (to notice staleness); the divergence reasons.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gov.core import __version__
+from gov.core import model_bundle as bundle
+from gov.core.corpus import Corpus, FileStamp, corpus_stamps, load_corpus
+from gov.core.errors import GovError, IndexBuildError, IndexLoadError, ModelError
+from gov.core.indexfile import (
+    IndexFile,
+    open_index_file,
+    read_header,
+    rebuild_hint,
+    write_index_file,
+)
+from gov.core.lexical import LexicalArrays, LexicalScorer, fit
+from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
+from gov.core.router import Route, RouteResult, select
+
+Progress = Callable[[int, int], None]
+TRIGGER, EXAMPLE, LEARNED = 0, 1, 2
+INDEX_SCHEMA = 1
+DEGRADED_LEXICAL = "lexical-only"
+
+
+@dataclass(frozen=True)
+class IndexedDocument:
+    """A document as the index keeps it (its full text is read on demand)."""
+
+    name: str
+    source: str
+    trigger: str
+    examples: tuple[str, ...]
+    family: str | None
+    depends_on: tuple[str, ...]
+    kind: str
+    content_hash: str
+
+
+def default_index_path(cwd: str | os.PathLike[str] | None = None) -> Path:
+    """``$GOV_INDEX`` if set, else ``.gov/index`` under ``cwd`` (default: the current folder)."""
+    explicit = os.environ.get("GOV_INDEX")
+    if explicit:
+        return Path(explicit)
+    return Path(cwd or os.getcwd()) / ".gov" / "index"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _surfaces(documents: Sequence[Any]) -> tuple[list[str], list[int], list[int]]:
+    texts: list[str] = []
+    owners: list[int] = []
+    kinds: list[int] = []
+    for position, doc in enumerate(documents):
+        texts.append(doc.trigger)
+        owners.append(position)
+        kinds.append(TRIGGER)
+        for example in doc.examples:
+            texts.append(example)
+            owners.append(position)
+            kinds.append(EXAMPLE)
+    return texts, owners, kinds
+
+
+def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
+    """Max minus min cosine between two different documents' trigger embeddings."""
+    if trigger_vectors.shape[0] < 2:
+        return None
+    sims = trigger_vectors @ trigger_vectors.T
+    upper = sims[np.triu_indices(sims.shape[0], k=1)]
+    return float(upper.max() - upper.min())
+
+
+def divergence_reasons(
+    point: OperatingPoint, size: int, separation: float | None, model_id: str | None
+) -> list[str]:
+    """Why this corpus may not behave like the one the operating point was measured on."""
+    reasons = []
+    measured = point.provenance
+    base_size = measured.get("corpus_size")
+    if isinstance(base_size, int) and base_size > 0 and size > 0 and (
+        size >= 4 * base_size or size * 4 <= base_size
+    ):
+        reasons.append(
+            f"corpus has {size} documents; the operating point was measured on {base_size}"
+        )
+    if separation is not None:
+        if separation < 0.15:
+            reasons.append(
+                f"documents are hard to tell apart (separability {separation:.2f} < 0.15)"
+            )
+        base_sep = measured.get("separability")
+        if isinstance(base_sep, int | float) and abs(separation - base_sep) > 0.25:
+            reasons.append(
+                f"separability {separation:.2f} is far from the calibration's {base_sep:.2f}"
+            )
+    if point.model_id and model_id and point.model_id != model_id:
+        reasons.append(f"operating point was measured with {point.model_id}, index uses {model_id}")
+    return reasons
+
+
+def _reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str) -> dict[str, NDArray[np.float32]]:
+    """Surface text -> vector from an earlier index of the same model, to re-embed less."""
+    if previous is None or not Path(previous).is_file():
+        return {}
+    try:
+        old = open_index_file(previous)
+        if (old.header.get("model") or {}).get("id") != model_id:
+            return {}
+        docs = old.header["documents"]
+        texts, _, _ = _surfaces([_doc_from_header(d) for d in docs])
+        vectors = np.array(old.array("embeddings"))
+    except (GovError, KeyError, TypeError, ValueError):
+        return {}
+    if vectors.shape[0] != len(texts):
+        return {}
+    return dict(zip(texts, vectors, strict=True))
+
+
+def build_index(
+    corpus: Corpus,
+    *,
+    model_id: str = bundle.DEFAULT_MODEL_ID,
+    lexical_only: bool = False,
+    operating_point: OperatingPoint | None = None,
+    previous: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    base: str | os.PathLike[str] | None = None,
+) -> BuiltIndex:
+    """Fit the lexical model and embed every surface (reusing ``previous``'s vectors)."""
+    documents = corpus.documents
+    if not documents:
+        raise IndexBuildError("the corpus has no routable documents; nothing to index")
+    point = operating_point or default_operating_point()
+    texts, owners, kinds = _surfaces(documents)
+    lexical = fit(texts)
+    embeddings: NDArray[np.float32] | None = None
+    model: dict[str, Any] | None = None
+    reused = 0
+    if not lexical_only:
+        if model_id == bundle.DEFAULT_MODEL_ID:
+            for check in bundle.check_bundle(verify_hash=True):
+                if not check.ok:
+                    raise ModelError(f"embedding model {check.role}: {check.problem}")
+        cache = _reuse_vectors(previous, model_id)
+        missing = [text for text in dict.fromkeys(texts) if text not in cache]
+        reused = len(set(texts)) - len(missing)
+        if missing:
+            from gov.core.embedding import get_encoder
+
+            encoder = get_encoder(model_id, purpose="build")
+            step = 256
+            done = 0
+            for start in range(0, len(missing), step):
+                chunk = missing[start : start + step]
+                for text, vector in zip(chunk, encoder.embed(chunk), strict=True):
+                    cache[text] = vector
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, len(missing))
+        embeddings = np.stack([cache[text] for text in texts]).astype(np.float32)
+        from gov.core.embedding import model_sha256
+
+        model = {"id": model_id, "dim": int(embeddings.shape[1]), "sha256": model_sha256(model_id)}
+    trigger_rows = [i for i, kind in enumerate(kinds) if kind == TRIGGER]
+    separation = separability(embeddings[trigger_rows]) if embeddings is not None else None
+    if point.model_id and model and point.model_id != model["id"] and point.source not in (None, "default"):
+        check_model(point, model["id"], point.source or "operating point")
+    reasons = divergence_reasons(point, len(documents), separation, model["id"] if model else None)
+    base_path = Path(base) if base is not None else Path.cwd()
+    header: dict[str, Any] = {
+        "gov_index": INDEX_SCHEMA,
+        "created": _now(),
+        "gov_version": __version__,
+        "model": model,
+        "corpus": {
+            "fingerprint": corpus.fingerprint,
+            "size": len(documents),
+            "retired": [doc.name for doc in corpus.retired],
+            "skipped": list(corpus.skipped),
+            "stamps": [[s.path, s.size, s.mtime_ns] for s in corpus.stamps],
+            "base": str(base_path.resolve()),
+        },
+        "roots": list(corpus.roots),
+        "documents": [
+            {
+                "name": doc.name,
+                "source": doc.source,
+                "trigger": doc.trigger,
+                "examples": list(doc.examples),
+                "family": doc.family,
+                "depends_on": list(doc.depends_on),
+                "kind": doc.kind,
+                "hash": doc.content_hash,
+            }
+            for doc in documents
+        ],
+        "lexical": {"ngram_range": list(lexical.ngram_range), "rows": lexical.n_rows},
+        "operating_point": point.to_json() if point.source not in (None, "default") else None,
+        "separability": separation,
+        "divergence": reasons,
+        "build": {"surfaces": len(texts), "reused_vectors": reused},
+    }
+    encoded_texts = [doc.text.encode("utf-8") for doc in documents]
+    offsets = np.zeros(len(documents) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(text) for text in encoded_texts])
+    arrays: dict[str, np.ndarray] = {
+        "vocabulary": np.frombuffer("\n".join(lexical.vocabulary).encode("utf-8"), dtype=np.uint8),
+        "stop_words": np.frombuffer("\n".join(lexical.stop_words).encode("utf-8"), dtype=np.uint8),
+        "idf": lexical.idf,
+        "lex_col_ptr": lexical.col_ptr,
+        "lex_col_rows": lexical.col_rows,
+        "lex_col_data": lexical.col_data,
+        "surface_doc": np.asarray(owners, dtype=np.int32),
+        "surface_kind": np.asarray(kinds, dtype=np.int8),
+        "texts": np.frombuffer(b"".join(encoded_texts), dtype=np.uint8),
+        "text_offsets": offsets,
+    }
+    if embeddings is not None:
+        arrays["embeddings"] = embeddings
+    return BuiltIndex(header, arrays)
+
+
+@dataclass
+class BuiltIndex:
+    """A freshly built index, in memory until written."""
+
+    header: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        try:
+            write_index_file(path, self.header, self.arrays)
+        except OSError as exc:
+            raise IndexBuildError(
+                f"{path}: cannot write the index: {exc.strerror or exc}; the previous index, if any,"
+                " is unchanged"
+            ) from None
+
+
+def _doc_from_header(entry: dict[str, Any]) -> IndexedDocument:
+    return IndexedDocument(
+        name=entry["name"],
+        source=entry.get("source", ""),
+        trigger=entry["trigger"],
+        examples=tuple(entry.get("examples") or ()),
+        family=entry.get("family"),
+        depends_on=tuple(entry.get("depends_on") or ()),
+        kind=entry.get("kind", "markdown"),
+        content_hash=entry.get("hash", ""),
+    )
+
+
+def read_document_names(path: str | os.PathLike[str]) -> list[str]:
+    """The document names in an index, reading only its header (cheap; no numpy needed)."""
+    return [entry["name"] for entry in read_header(path).get("documents", [])]
+
+
+class Index:
+    """A loaded index: route prompts, serve whole documents."""
+
+    def __init__(self, source: IndexFile | BuiltIndex, path: str | None = None,
+                 operating_point: OperatingPoint | None = None, lexical_only: bool = False,
+                 model_id: str | None = None) -> None:
+        self.path = path
+        self._file = source if isinstance(source, IndexFile) else None
+        self._built = source if isinstance(source, BuiltIndex) else None
+        self.header = source.header
+        where = path or "index"
+        try:
+            self.documents = [_doc_from_header(entry) for entry in self.header["documents"]]
+            self.model = self.header.get("model")
+            vocabulary = bytes(self._array("vocabulary")).decode("utf-8")
+            stop_words = bytes(self._array("stop_words")).decode("utf-8")
+            lexical = LexicalArrays(
+                vocabulary=vocabulary.split("\n") if vocabulary else [],
+                stop_words=stop_words.split("\n") if stop_words else [],
+                idf=self._array("idf"),
+                col_ptr=self._array("lex_col_ptr"),
+                col_rows=self._array("lex_col_rows"),
+                col_data=self._array("lex_col_data"),
+                n_rows=int(self.header["lexical"]["rows"]),
+                ngram_range=tuple(self.header["lexical"]["ngram_range"]),  # type: ignore[arg-type]
+            )
+            self.surface_doc = self._array("surface_doc")
+            self.surface_kind = self._array("surface_kind")
+        except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
+            raise IndexLoadError(f"{where}: index is malformed ({exc})",
+                                 hint=rebuild_hint(where, self.header)) from None
+        self.lexical = LexicalScorer(lexical)
+        self.names = [doc.name for doc in self.documents]
+        self._position = {name: i for i, name in enumerate(self.names)}
+        self.surface_texts, _, _ = _surfaces(self.documents)
+        counts = np.bincount(self.surface_doc, minlength=len(self.documents))
+        self._starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self.embeddings: NDArray[np.float32] | None = None
+        self.degraded: str | None = None
+        self.degraded_reason: str | None = None
+        if self.model and not lexical_only:
+            self.embeddings = self._array("embeddings")
+        else:
+            self.degraded = DEGRADED_LEXICAL
+            self.degraded_reason = ("the index was built without embeddings" if not self.model
+                                    else "lexical-only routing was requested")
+        self._encoder: Any = None
+        self.operating_point = self._resolve_point(operating_point, where)
+        self.learned_vectors: NDArray[np.float32] | None = None
+        self.learned_doc: NDArray[np.int64] | None = None
+        self.learned_texts: list[str] = []
+        self.route_ms: float | None = None
+
+    def _array(self, name: str) -> np.ndarray:
+        if self._file is not None:
+            return self._file.array(name)
+        assert self._built is not None
+        if name not in self._built.arrays:
+            raise KeyError(name)
+        return self._built.arrays[name]
+
+    def _resolve_point(self, explicit: OperatingPoint | None, where: str) -> OperatingPoint:
+        model_id = (self.model or {}).get("id")
+        if explicit is not None:
+            if model_id:
+                check_model(explicit, model_id, explicit.source or "operating point")
+            return explicit
+        stored = self.header.get("operating_point")
+        if stored:
+            from gov.core.operating_point import from_json
+
+            return from_json(stored, f"{where} (stored operating point)")
+        return default_operating_point()
+
+    # -- identity -------------------------------------------------------------------
+    @property
+    def fingerprint(self) -> str:
+        return str(self.header["corpus"]["fingerprint"])
+
+    @property
+    def divergence(self) -> list[str]:
+        return list(self.header.get("divergence") or [])
+
+    @property
+    def model_id(self) -> str | None:
+        return (self.model or {}).get("id")
+
+    def is_stale(self) -> bool:
+        """Whether the corpus files changed since the build (by size and mtime)."""
+        corpus = self.header["corpus"]
+        recorded = [FileStamp(p, s, m) for p, s, m in corpus.get("stamps", [])]
+        roots = [r for r in self.header.get("roots", []) if r != "-"]
+        if not roots:
+            return False
+        now = corpus_stamps(roots, Path(corpus.get("base", ".")))
+        return sorted(now, key=lambda s: s.path) != sorted(recorded, key=lambda s: s.path)
+
+    # -- documents ------------------------------------------------------------------
+    def document(self, name: str) -> IndexedDocument:
+        position = self._position.get(name)
+        if position is None:
+            raise KeyError(name)
+        return self.documents[position]
+
+    def text(self, name: str) -> str:
+        """The whole document, as it was indexed."""
+        position = self._position[name]
+        offsets = self._array("text_offsets")
+        start, end = int(offsets[position]), int(offsets[position + 1])
+        return bytes(self._array("texts")[start:end]).decode("utf-8")
+
+    # -- routing --------------------------------------------------------------------
+    def encoder(self) -> Any:
+        """The query encoder, loaded on first use; on failure routing degrades to lexical."""
+        if self._encoder is None and self.degraded is None:
+            from gov.core.embedding import get_encoder
+
+            try:
+                self._encoder = get_encoder(self.model_id or bundle.DEFAULT_MODEL_ID)
+            except ModelError as exc:
+                self.degraded = DEGRADED_LEXICAL
+                self.degraded_reason = exc.message
+        return self._encoder
+
+    def set_learned(self, vectors: NDArray[np.float32], names: Sequence[str],
+                    texts: Sequence[str]) -> None:
+        """Add learned example surfaces (from calibration) for the semantic scorer."""
+        unknown = [name for name in names if name not in self._position]
+        if unknown:
+            raise IndexLoadError(f"learned surfaces name documents not in the index: {unknown[:3]}")
+        self.learned_vectors = np.asarray(vectors, dtype=np.float32)
+        self.learned_doc = np.array([self._position[n] for n in names], dtype=np.int64)
+        self.learned_texts = list(texts)
+
+    def lexical_scores(self, prompt: str) -> NDArray[np.float64]:
+        rows = self.lexical.scores(prompt)
+        return np.maximum.reduceat(rows, self._starts) if rows.size else rows
+
+    def semantic_scores(self, vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Per-document best cosine for each query vector: shape (queries, documents)."""
+        assert self.embeddings is not None
+        sims = vectors @ self.embeddings.T
+        per_doc = np.maximum.reduceat(sims, self._starts, axis=1)
+        if self.learned_vectors is not None and self.learned_doc is not None:
+            learned = vectors @ self.learned_vectors.T
+            for column, doc in enumerate(self.learned_doc):
+                np.maximum(per_doc[:, doc], learned[:, column], out=per_doc[:, doc])
+        return per_doc
+
+    def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
+        encoder = self.encoder()
+        if encoder is None:
+            return None
+        try:
+            return encoder.embed(prompts)  # type: ignore[no-any-return]
+        except Exception as exc:  # a runtime failure mid-route degrades, never aborts
+            self.degraded = DEGRADED_LEXICAL
+            self.degraded_reason = f"embedding failed: {exc}"
+            self._encoder = None
+            return None
+
+    def route(self, prompt: str) -> RouteResult:
+        return self.route_many([prompt])[0]
+
+    def route_many(self, prompts: Sequence[str]) -> list[RouteResult]:
+        """Route a batch of prompts (one embedding call for the whole batch)."""
+        started = time.perf_counter()
+        vectors = self.embed(prompts) if self.degraded is None else None
+        semantic = self.semantic_scores(vectors) if vectors is not None else None
+        results = []
+        for row, prompt in enumerate(prompts):
+            lexical = self.lexical_scores(prompt)
+            sem = semantic[row] if semantic is not None else None
+            results.append(self._routes(prompt, lexical, sem, vectors[row] if vectors is not None else None))
+        self.route_ms = (time.perf_counter() - started) * 1000.0
+        return results
+
+    def _routes(self, prompt: str, lexical: NDArray[np.float64],
+                semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None) -> RouteResult:
+        chosen, confidence = select(lexical, semantic, self.operating_point)
+        routes = [
+            Route(self.names[c.doc], c.fused, c.lexical, c.semantic,
+                  self._why(prompt, c.doc, c.lexical is not None, c.semantic is not None, vector))
+            for c in chosen
+        ]
+        if self.operating_point.expand_dependencies:
+            routes.extend(self._dependencies(routes))
+        notices = list(self.divergence)
+        return RouteResult(routes, degraded=self.degraded if semantic is None else None,
+                           confidence=confidence, notices=notices)
+
+    def _dependencies(self, routes: list[Route]) -> list[Route]:
+        present = {route.name for route in routes}
+        extra = []
+        for route in list(routes):
+            for name in self.document(route.name).depends_on:
+                if name in self._position and name not in present:
+                    present.add(name)
+                    extra.append(Route(name, 0.0, None, None, f"dependency of {route.name}",
+                                       dependency_of=route.name))
+        return extra
+
+    def _segment(self, doc: int) -> slice:
+        start = int(self._starts[doc])
+        end = int(self._starts[doc + 1]) if doc + 1 < len(self._starts) else len(self.surface_texts)
+        return slice(start, end)
+
+    def _why(self, prompt: str, doc: int, lexical: bool, semantic: bool,
+             vector: NDArray[np.float32] | None) -> str:
+        parts = []
+        segment = self._segment(doc)
+        if lexical:
+            rows = self.lexical.scores(prompt)[segment]
+            best = segment.start + int(np.argmax(rows))
+            words = self.lexical.matched_terms(prompt, self.surface_texts[best])
+            if not words:
+                words = self.lexical.matched_terms(prompt, " ".join(self.surface_texts[segment]))
+            if words:
+                parts.append("words: " + ", ".join(words))
+        if semantic and vector is not None and self.embeddings is not None:
+            sims = self.embeddings[segment] @ vector
+            best = segment.start + int(np.argmax(sims))
+            label, text = ("trigger", None) if int(self.surface_kind[best]) == TRIGGER else (
+                "example", self.surface_texts[best])
+            best_score = float(sims.max())
+            if self.learned_vectors is not None and self.learned_doc is not None:
+                mine = np.flatnonzero(self.learned_doc == doc)
+                if mine.size:
+                    learned = self.learned_vectors[mine] @ vector
+                    if float(learned.max()) > best_score:
+                        label, text = "learned example", self.learned_texts[int(mine[np.argmax(learned)])]
+            if text is None:
+                parts.append("meaning: trigger")
+            else:
+                shown = text if len(text) <= 80 else text[:77] + "..."
+                parts.append(f'meaning: {label} "{shown}"')
+        return "; ".join(parts)
+
+
+def load_index(
+    path: str | os.PathLike[str],
+    *,
+    operating_point: OperatingPoint | None = None,
+    verify: bool = False,
+    lexical_only: bool = False,
+) -> Index:
+    """Open an index file; every problem is one :class:`IndexLoadError` naming the rebuild."""
+    opened = open_index_file(path, verify=verify)
+    header = opened.header
+    shown = str(path)
+    if header.get("gov_index") != INDEX_SCHEMA:
+        raise IndexLoadError(f"{shown}: unknown index schema {header.get('gov_index')!r}",
+                             hint=rebuild_hint(shown, header))
+    model = header.get("model")
+    if model and model.get("id") == bundle.DEFAULT_MODEL_ID and model.get("sha256") != bundle.MODEL_SHA256:
+        raise IndexLoadError(f"{shown}: index was built with a different model file than the one "
+                             "installed", hint=rebuild_hint(shown, header))
+    return Index(opened, path=shown, operating_point=operating_point, lexical_only=lexical_only)
+
+
+def ensure_index(
+    corpus_paths: Sequence[str | os.PathLike[str]],
+    index_path: str | os.PathLike[str],
+    *,
+    operating_point: OperatingPoint | None = None,
+    lexical_only: bool = False,
+    strict: bool = False,
+    warn: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
+) -> tuple[Index, bool]:
+    """Load ``index_path`` if it is fresh for ``corpus_paths``, else (re)build it; return (index, rebuilt)."""
+    target = Path(index_path)
+    if target.is_file():
+        try:
+            current = load_index(target, operating_point=operating_point, lexical_only=lexical_only)
+            wanted = sorted(str(Path(p).resolve()) for p in corpus_paths)
+            base = Path(current.header["corpus"].get("base", "."))
+            have = sorted(str((base / r).resolve()) for r in current.header.get("roots", []))
+            if wanted == have and not current.is_stale():
+                return current, False
+        except GovError:
+            pass
+    corpus = load_corpus(corpus_paths, strict=strict, warn=warn)
+    built = build_index(corpus, lexical_only=lexical_only, operating_point=operating_point,
+                        previous=target if target.is_file() else None, progress=progress)
+    built.write(target)
+    return load_index(target, operating_point=operating_point, lexical_only=lexical_only), True

@@ -1,0 +1,151 @@
+"""TF-IDF over routing surfaces: fitted with scikit-learn, applied with numpy alone.
+
+Building fits scikit-learn's ``TfidfVectorizer`` (word 1-3 grams, English stop words,
+l2 norm) and keeps what scoring needs as plain arrays: the vocabulary, the idf vector and
+the surface-by-term matrix in compressed sparse column form. Routing re-implements the
+analyzer and the transform in numpy so that a route never imports scikit-learn or scipy,
+and the scores are identical (``tests/test_lexical.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+NGRAM_RANGE = (1, 3)
+_TOKEN_RE = re.compile(TOKEN_PATTERN)
+
+
+@dataclass
+class LexicalArrays:
+    """The fitted model as arrays; ``col_*`` is the matrix in CSC form (surfaces × terms)."""
+
+    vocabulary: list[str]
+    stop_words: list[str]
+    idf: NDArray[np.float64]
+    col_ptr: NDArray[np.int64]
+    col_rows: NDArray[np.int32]
+    col_data: NDArray[np.float64]
+    n_rows: int
+    ngram_range: tuple[int, int] = NGRAM_RANGE
+
+
+def fit(texts: Sequence[str]) -> LexicalArrays:
+    """Fit TF-IDF on ``texts`` (one row each) with scikit-learn; build time only."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(
+        lowercase=True,
+        token_pattern=TOKEN_PATTERN,
+        ngram_range=NGRAM_RANGE,
+        stop_words="english",
+        norm="l2",
+        use_idf=True,
+        smooth_idf=True,
+        sublinear_tf=False,
+    )
+    try:
+        matrix = vectorizer.fit_transform(list(texts))
+    except ValueError:
+        # Every surface is made only of stop words: an empty vocabulary scores nothing.
+        return LexicalArrays(
+            vocabulary=[],
+            stop_words=sorted(ENGLISH_STOP_WORDS),
+            idf=np.zeros(0, dtype=np.float64),
+            col_ptr=np.zeros(1, dtype=np.int64),
+            col_rows=np.zeros(0, dtype=np.int32),
+            col_data=np.zeros(0, dtype=np.float64),
+            n_rows=len(texts),
+        )
+    csc = matrix.tocsc()
+    csc.sort_indices()
+    vocabulary = [""] * len(vectorizer.vocabulary_)
+    for term, column in vectorizer.vocabulary_.items():
+        vocabulary[column] = term
+    return LexicalArrays(
+        vocabulary=vocabulary,
+        stop_words=sorted(ENGLISH_STOP_WORDS),
+        idf=np.asarray(vectorizer.idf_, dtype=np.float64),
+        col_ptr=np.asarray(csc.indptr, dtype=np.int64),
+        col_rows=np.asarray(csc.indices, dtype=np.int32),
+        col_data=np.asarray(csc.data, dtype=np.float64),
+        n_rows=matrix.shape[0],
+    )
+
+
+def tokens(text: str, stop_words: frozenset[str] | set[str]) -> list[str]:
+    """Lower-cased word tokens of two or more characters, stop words removed."""
+    return [token for token in _TOKEN_RE.findall(text.lower()) if token not in stop_words]
+
+
+def ngrams(words: list[str], ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[str]:
+    """Word n-grams exactly as scikit-learn builds them (after stop-word removal)."""
+    low, high = ngram_range
+    out = list(words) if low == 1 else []
+    for n in range(max(low, 2), min(high, len(words)) + 1):
+        out.extend(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
+    return out
+
+
+class LexicalScorer:
+    """Scores a prompt against every surface from the persisted arrays (numpy only)."""
+
+    def __init__(self, arrays: LexicalArrays) -> None:
+        self.arrays = arrays
+        self.stop_words = frozenset(arrays.stop_words)
+        self._lookup: dict[str, int] | None = None
+
+    @property
+    def lookup(self) -> dict[str, int]:
+        if self._lookup is None:
+            self._lookup = {term: column for column, term in enumerate(self.arrays.vocabulary)}
+        return self._lookup
+
+    def vector(self, text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """The prompt's l2-normalised TF-IDF vector as (columns, weights)."""
+        counts = Counter(ngrams(tokens(text, self.stop_words), self.arrays.ngram_range))
+        lookup = self.lookup
+        pairs = [(lookup[term], count) for term, count in counts.items() if term in lookup]
+        if not pairs:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        columns = np.fromiter((c for c, _ in pairs), dtype=np.int64, count=len(pairs))
+        weights = np.fromiter((n for _, n in pairs), dtype=np.float64, count=len(pairs))
+        weights *= self.arrays.idf[columns]
+        norm = float(np.sqrt(np.dot(weights, weights)))
+        if norm > 0.0:
+            weights /= norm
+        return columns, weights
+
+    def scores(self, text: str) -> NDArray[np.float64]:
+        """Cosine similarity between the prompt and each surface (rows of the matrix)."""
+        out = np.zeros(self.arrays.n_rows, dtype=np.float64)
+        columns, weights = self.vector(text)
+        if columns.size == 0:
+            return out
+        ptr, rows, data = self.arrays.col_ptr, self.arrays.col_rows, self.arrays.col_data
+        starts, ends = ptr[columns], ptr[columns + 1]
+        lengths = ends - starts
+        total = int(lengths.sum())
+        if total == 0:
+            return out
+        # Gather every (row, value) of the prompt's columns in one vectorised step.
+        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+        np.add.at(out, rows[offsets], data[offsets] * np.repeat(weights, lengths))
+        return out
+
+    def matched_terms(self, prompt: str, surface: str, limit: int = 5) -> list[str]:
+        """Words of the prompt (stop words removed) that also occur in ``surface``."""
+        surface_words = set(tokens(surface, self.stop_words))
+        seen: list[str] = []
+        for word in tokens(prompt, self.stop_words):
+            if word in surface_words and word not in seen:
+                seen.append(word)
+                if len(seen) == limit:
+                    break
+        return seen

@@ -1,0 +1,188 @@
+"""Operating points: the routing parameters in force, and where they came from.
+
+Precedence everywhere: ``--operating-point FILE`` > the point stored in the index >
+the shipped default (``core/data/operating_point.json``). A point carries its
+provenance (corpus, model, labelled set, metrics) so a default is honest about what it
+was measured on; one measured under another model is refused, never silently applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gov.core.atomic import write_bytes_atomic
+from gov.core.errors import OperatingPointError
+
+FILE_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """Admission floors, fusion and selection parameters, plus provenance."""
+
+    lexical_floor: float = 0.10
+    semantic_floor: float = 0.25
+    rrf_k: float = 60.0
+    top_k: int = 2
+    lexical_weight: float = 1.0
+    semantic_weight: float = 1.0
+    # Abstain when the calibrated confidence of the best route is below this (None: off).
+    min_confidence: float | None = None
+    # Logistic model of "the top route is right": intercept, then one weight per feature.
+    confidence_weights: tuple[float, ...] | None = None
+    # A second route must score at least this share of the first one's fused score.
+    second_ratio: float = 0.0
+    # Route dependencies of a routed document too, marked as dependencies (off by default).
+    expand_dependencies: bool = False
+    # Name of a pickle-free array file beside the point with learned example surfaces.
+    learned_surfaces: str | None = None
+    model_id: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False)
+    source: str | None = field(default=None, compare=False)
+
+    PARAMETERS = (
+        "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
+        "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
+        "learned_surfaces",
+    )
+
+    def params(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {name: data[name] for name in self.PARAMETERS}
+
+    @property
+    def id(self) -> str:
+        """A short hash of the parameters (and model) in force: the point's identity."""
+        payload = orjson.dumps({"params": self.params(), "model_id": self.model_id},
+                               option=orjson.OPT_SORT_KEYS)
+        return hashlib.sha256(payload).hexdigest()[:16]
+
+    def with_params(self, **changes: Any) -> OperatingPoint:
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gov_operating_point": FILE_FORMAT,
+            "id": self.id,
+            "model_id": self.model_id,
+            "params": self.params(),
+            "provenance": self.provenance,
+        }
+
+
+_NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
+                  "semantic_weight", "second_ratio"}
+
+
+def _check_param(name: str, value: Any, where: str) -> Any:
+    def bad(rule: str) -> OperatingPointError:
+        return OperatingPointError(f"{where}: params.{name} {rule}")
+
+    if name in _NUMBER_FIELDS:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise bad("must be a number")
+        if value < 0:
+            raise bad("must not be negative")
+        return float(value)
+    if name == "top_k":
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
+            raise bad("must be an integer from 1 to 10")
+        return value
+    if name == "min_confidence":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise bad("must be null or a number from 0 to 1")
+        return float(value)
+    if name == "confidence_weights":
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value
+        ):
+            raise bad("must be null or a list of numbers")
+        return tuple(float(v) for v in value)
+    if name == "expand_dependencies":
+        if not isinstance(value, bool):
+            raise bad("must be true or false")
+        return value
+    if name == "learned_surfaces":
+        if value is None:
+            return None
+        if not isinstance(value, str) or "/" in value or "\\" in value or value.startswith("."):
+            raise bad("must be null or a file name beside the point")
+        return value
+    raise bad("is not a known parameter")
+
+
+def from_json(data: Any, where: str) -> OperatingPoint:
+    """Validate a decoded operating point; every problem names the file and the field."""
+    if not isinstance(data, dict):
+        raise OperatingPointError(f"{where}: an operating point is a JSON object")
+    if data.get("gov_operating_point") != FILE_FORMAT:
+        raise OperatingPointError(
+            f"{where}: field 'gov_operating_point' must be {FILE_FORMAT} (is this an operating point?)"
+        )
+    params = data.get("params")
+    if not isinstance(params, dict):
+        raise OperatingPointError(f"{where}: field 'params' must be an object")
+    known = {f.name for f in fields(OperatingPoint)}
+    checked: dict[str, Any] = {}
+    for name, value in params.items():
+        if name not in OperatingPoint.PARAMETERS or name not in known:
+            raise OperatingPointError(f"{where}: params.{name} is not a known parameter")
+        checked[name] = _check_param(name, value, where)
+    model_id = data.get("model_id")
+    if model_id is not None and not isinstance(model_id, str):
+        raise OperatingPointError(f"{where}: field 'model_id' must be a string")
+    provenance = data.get("provenance", {})
+    if not isinstance(provenance, dict):
+        raise OperatingPointError(f"{where}: field 'provenance' must be an object")
+    return OperatingPoint(**checked, model_id=model_id, provenance=provenance, source=where)
+
+
+def load_operating_point(path: str | os.PathLike[str]) -> OperatingPoint:
+    """Read a point from a file: missing or malformed is an error, never a fallback."""
+    shown = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise OperatingPointError(f"{shown}: operating point file not found") from None
+    except OSError as exc:
+        raise OperatingPointError(f"{shown}: cannot read the operating point: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise OperatingPointError(f"{shown}: not valid JSON ({exc})") from None
+    return from_json(data, shown)
+
+
+def save_operating_point(point: OperatingPoint, path: str | os.PathLike[str]) -> None:
+    write_bytes_atomic(path, orjson.dumps(point.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def default_operating_point() -> OperatingPoint:
+    """The shipped default, with the provenance of where it was measured."""
+    source = resources.files("gov.core") / "data" / "operating_point.json"
+    try:
+        data = orjson.loads(source.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return OperatingPoint(provenance={"note": "built-in values; the shipped file is missing"})
+    point = from_json(data, "gov.core/data/operating_point.json")
+    return replace(point, source="default")
+
+
+def check_model(point: OperatingPoint, model_id: str, where: str) -> None:
+    """Refuse a point measured under another embedding model."""
+    if point.model_id is not None and point.model_id != model_id:
+        raise OperatingPointError(
+            f"{where}: operating point was measured with model {point.model_id!r}, "
+            f"the index uses {model_id!r}; recalibrate with: gov calibrate"
+        )
