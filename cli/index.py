@@ -1,0 +1,134 @@
+"""``gov index``: build the index file from a corpus, or verify an existing one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gov.cli import conventions
+from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli.resolve import PointOpt, index_path, load_point
+
+HELP = """Build the index file that routing reads, from folders of documents.
+
+Reads markdown policies (an **Agent-trigger:** line each), SKILL.md skills, Cursor .mdc and
+Continue rules (YAML front matter), and JSONL documents ('-' reads them from stdin).
+Rebuilding re-embeds only documents whose text changed.
+
+Example:
+
+    gov index examples/policies -o .gov/index
+
+    gov index --verify -o .gov/index
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index", help=HELP)(index_command)
+
+
+@conventions.command
+def index_command(
+    paths: Annotated[list[str] | None, typer.Argument(help="Corpus folders or files; '-' for JSONL on stdin.",
+                                                      show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Index file to write (default: $GOV_INDEX, else .gov/index).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on a file without a trigger instead of skipping it.")] = False,
+    model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
+    lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
+    operating_point: PointOpt = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
+    color: ColorOpt = conventions.Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    conventions.configure(color, quiet, debug)
+    target = index_path(output)
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text")
+    if out_format not in ("text", "json"):
+        raise typer.BadParameter("--format must be text or json")
+    if verify:
+        from gov.core.index import load_index
+
+        loaded = load_index(target, verify=True)
+        stale = loaded.is_stale()
+        summary = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
+                   "stale": stale, "fingerprint": loaded.fingerprint}
+        _emit(summary, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
+              + (", STALE: its corpus changed since the build" if stale else ", fresh"))
+        return 1 if stale else 0
+    if not paths:
+        raise typer.BadParameter("give at least one corpus folder or file (or '-' for stdin)")
+    from gov.core import model_bundle
+    from gov.core.corpus import load_corpus
+    from gov.core.index import build_index
+
+    corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
+    progress, finish = _progress()
+    try:
+        built = build_index(
+            corpus,
+            model_id=model or model_bundle.DEFAULT_MODEL_ID,
+            lexical_only=lexical_only,
+            operating_point=load_point(operating_point),
+            previous=target if target.is_file() else None,
+            progress=progress,
+        )
+    finally:
+        finish()
+    built.write(target)
+    header = built.header
+    build = header["build"]
+    summary: dict[str, Any] = {
+        "index": str(target),
+        "documents": header["corpus"]["size"],
+        "retired": header["corpus"]["retired"],
+        "skipped": header["corpus"]["skipped"],
+        "surfaces": build["surfaces"],
+        "reused_vectors": build["reused_vectors"],
+        "model": (header["model"] or {}).get("id"),
+        "fingerprint": header["corpus"]["fingerprint"],
+        "separability": header["separability"],
+        "divergence": header["divergence"],
+    }
+    lines = [
+        f"indexed {summary['documents']} documents ({build['surfaces']} surfaces) -> {target}",
+        f"  model: {summary['model'] or 'none (lexical only)'}; "
+        f"reused {build['reused_vectors']} embeddings from the previous index",
+    ]
+    if summary["retired"]:
+        lines.append(f"  left out (status): {', '.join(summary['retired'])}")
+    if summary["skipped"]:
+        lines.append(f"  skipped (no trigger): {', '.join(summary['skipped'])}")
+    for reason in summary["divergence"]:
+        lines.append(f"  divergence: {reason}")
+    _emit(summary, out_format, "\n".join(lines))
+    return 0
+
+
+def _emit(summary: dict[str, Any], out_format: str, text: str) -> None:
+    if out_format == "json":
+        import orjson
+
+        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_APPEND_NEWLINE))
+    elif not conventions.STATE.quiet:
+        sys.stdout.write(text + "\n")
+
+
+def _progress() -> tuple[Any, Any]:
+    """A progress bar on stderr for long builds, only on a terminal."""
+    if not conventions.show_progress():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(console=conventions.console(stderr=True), transient=True)
+    task = bar.add_task("embedding", total=None)
+    bar.start()
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop

@@ -1,0 +1,89 @@
+"""Find and open the index a command works on, the same way for every command.
+
+Precedence: ``-i FILE``; else ``--corpus DIR`` (built or refreshed into the index path as
+needed); else ``$GOV_INDEX``; else ``.gov/index`` under the current folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gov.cli import conventions
+from gov.core.errors import IndexLoadError
+
+if TYPE_CHECKING:
+    from gov.core.index import Index
+    from gov.core.operating_point import OperatingPoint
+
+IndexOpt = Annotated[
+    Path | None,
+    typer.Option("--index", "-i", help="Index file (default: $GOV_INDEX, else .gov/index).",
+                 dir_okay=False),
+]
+CorpusOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--corpus", help="Corpus folder or file; builds or refreshes the index as needed."),
+]
+PointOpt = Annotated[
+    Path | None,
+    typer.Option("--operating-point", help="Operating point JSON (overrides the index's)."),
+]
+LexicalOnlyOpt = Annotated[
+    bool, typer.Option("--lexical-only", help="Route by words alone (no embedding model).")
+]
+
+
+def index_path(index: Path | None) -> Path:
+    if index is not None:
+        return index
+    from gov.core.index import default_index_path
+
+    return default_index_path()
+
+
+def load_point(path: Path | None) -> OperatingPoint | None:
+    if path is None:
+        return None
+    from gov.core.operating_point import load_operating_point
+
+    return load_operating_point(path)
+
+
+def open_index(
+    index: Path | None,
+    corpus: list[Path] | None = None,
+    point: Path | None = None,
+    lexical_only: bool = False,
+    check_stale: bool = True,
+) -> Index:
+    """Open the index for a command, building it from ``corpus`` when asked and needed."""
+    operating_point = load_point(point)
+    target = index_path(index)
+    if corpus:
+        from gov.core.index import ensure_index
+
+        loaded, rebuilt = ensure_index(
+            [str(p) for p in corpus], target, operating_point=operating_point,
+            lexical_only=lexical_only, warn=conventions.warn,
+        )
+        if rebuilt:
+            conventions.notice(f"built index {target} ({len(loaded.names)} documents)")
+        return loaded
+    from gov.core.index import load_index
+
+    if not target.exists():
+        raise IndexLoadError(
+            f"no index at {target}",
+            hint=f"build one with: gov index PATH -o {target}, or pass --corpus PATH",
+        )
+    loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only)
+    if check_stale and loaded.is_stale():
+        roots = " ".join(loaded.header.get("roots", []))
+        conventions.warn(
+            f"index {target} is stale (its corpus changed since the build); rebuild with: "
+            f"gov index {roots} -o {target}"
+        )
+    return loaded

@@ -1,0 +1,212 @@
+"""``gov route``: name the at most two documents that govern each prompt, or none."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from gov.cli import conventions
+from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
+from gov.core.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from gov.core.index import Index
+    from gov.core.router import RouteResult
+
+HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
+
+Give one PROMPT, or JSONL on stdin ({"prompt": ...} per line; every other field passes
+through), or --text for one prompt per line. Each output object is the input plus
+"routes": [{name, score, lexical, semantic, why}] and, when the model could not load,
+"degraded": "lexical-only". One output line per input line, in order; a malformed line
+becomes {"error": {"line": N, "message": ...}} and the command exits 1 at the end.
+
+Example:
+
+    gov route "roll back last night's release" -i .gov/index
+
+    gov route -i .gov/index < examples/labelled.jsonl | gov eval
+"""
+
+GOV_KEYS = ("routes", "degraded", "confidence", "error")
+
+
+class OnError(str, Enum):
+    continue_ = "continue"
+    fail = "fail"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("route", help=HELP)(route_command)
+
+
+@conventions.command
+def route_command(
+    prompt: Annotated[str | None, typer.Argument(help="The prompt to route (else read stdin).",
+                                                 show_default=False)] = None,
+    index: IndexOpt = None,
+    corpus: CorpusOpt = None,
+    operating_point: PointOpt = None,
+    text: Annotated[bool, typer.Option("--text", help="Read one plain-text prompt per line.")] = False,
+    fmt: Annotated[str | None, typer.Option("--format", help="text, json or jsonl (default: text on a terminal, else jsonl).")] = None,
+    exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when any prompt routed nothing.")] = False,
+    on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded per batch.")] = 32,
+    lexical_only: LexicalOnlyOpt = False,
+    color: ColorOpt = conventions.Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    conventions.configure(color, quiet, debug)
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="jsonl")
+    if out_format not in ("text", "json", "jsonl"):
+        raise UsageError(f"--format {out_format!r}: use text, json or jsonl")
+    if prompt is not None and text:
+        raise UsageError("give a PROMPT argument or --text on stdin, not both")
+    if prompt is None and conventions.is_tty(sys.stdin):
+        raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
+                         " or --text lines on stdin")
+    loaded = open_index(index, corpus, operating_point, lexical_only)
+    writer = _Writer(out_format, loaded)
+    failed_rows = 0
+    abstained = 0
+    for batch in _batches(_records(prompt, text), batch_size):
+        prompts = [row["prompt"] for row in batch if "error" not in row or row.get("_ok")]
+        results = iter(loaded.route_many(prompts)) if prompts else iter(())
+        for row in batch:
+            if row.get("_ok"):
+                result = next(results)
+                if not result.routes:
+                    abstained += 1
+                writer.write(_output(row["_record"], result))
+            else:
+                failed_rows += 1
+                writer.write({"error": {"line": row["line"], "message": row["message"]}})
+                if on_error is OnError.fail:
+                    writer.close()
+                    raise InputError(f"stdin line {row['line']}: {row['message']}")
+    writer.close()
+    if loaded.degraded:
+        conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")
+    if failed_rows:
+        conventions.error_line(f"{failed_rows} input line(s) were malformed; see the error rows")
+        return 1
+    if exit_status and abstained:
+        return 1
+    return 0
+
+
+def _records(prompt: str | None, text: bool) -> Iterator[dict[str, Any]]:
+    """Input rows in order: {"_ok": True, "_record", "prompt"} or an error row."""
+    if prompt is not None:
+        yield {"_ok": True, "_record": {"prompt": prompt}, "prompt": prompt}
+        return
+    stdin = sys.stdin.buffer
+    if text:
+        for number, raw in enumerate(stdin, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                yield {"line": number, "message": f"line is not valid UTF-8 (byte {exc.start})"}
+                continue
+            if line.strip():
+                yield {"_ok": True, "_record": {"prompt": line}, "prompt": line}
+        return
+    from gov.core.jsonl import read_lines
+
+    for line in read_lines(stdin):
+        if line.error is not None:
+            yield {"line": line.number, "message": line.error}
+        elif not isinstance(line.value, dict):
+            yield {"line": line.number, "message": "expected a JSON object with a 'prompt' field"}
+        elif not isinstance(line.value.get("prompt"), str):
+            problem = "is missing" if "prompt" not in line.value else "must be a string"
+            yield {"line": line.number, "message": f"field 'prompt' {problem}"}
+        else:
+            yield {"_ok": True, "_record": line.value, "prompt": line.value["prompt"]}
+
+
+def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    batch: list[dict[str, Any]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _output(record: dict[str, Any], result: RouteResult) -> dict[str, Any]:
+    out = {key: value for key, value in record.items() if key not in GOV_KEYS}
+    out["routes"] = [route.to_json() for route in result.routes]
+    if result.degraded:
+        out["degraded"] = result.degraded
+    if result.confidence is not None:
+        out["confidence"] = round(result.confidence, 4)
+    return out
+
+
+class _Writer:
+    """Writes rows as JSONL (streamed), one JSON array, or a table for people."""
+
+    def __init__(self, out_format: str, loaded: Index) -> None:
+        self.format = out_format
+        self.index = loaded
+        self.rows: list[dict[str, Any]] = []
+        self.stdout = sys.stdout.buffer
+        self.shown_notices = False
+        if out_format == "jsonl":
+            from gov.core.jsonl import dumps
+
+            self.dumps = dumps
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.format == "jsonl":
+            self.stdout.write(self.dumps(row))
+        elif self.format == "json":
+            self.rows.append(row)
+        else:
+            self._text(row)
+
+    def close(self) -> None:
+        if self.format == "json":
+            import orjson
+
+            self.stdout.write(orjson.dumps(self.rows, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        self.stdout.flush()
+
+    def _text(self, row: dict[str, Any]) -> None:
+        out = conventions.console()
+        if not self.shown_notices:
+            self.shown_notices = True
+            for reason in self.index.divergence:
+                out.print(f"[yellow]divergence:[/] {reason}")
+            if self.index.degraded:
+                out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")
+        if "error" in row:
+            out.print(f"[red]line {row['error']['line']}: {row['error']['message']}[/]")
+            return
+        from rich.markup import escape
+
+        out.print(f"[bold]{escape(row['prompt'])}[/]")
+        if row.get("degraded") and not self.index.degraded:
+            out.print("  [yellow](degraded: lexical-only)[/]")
+        if not row["routes"]:
+            out.print("  [dim]no document governs this prompt[/]")
+        for rank, route in enumerate(row["routes"], start=1):
+            scores = []
+            if route["lexical"] is not None:
+                scores.append(f"lexical {route['lexical']:.2f}")
+            if route["semantic"] is not None:
+                scores.append(f"semantic {route['semantic']:.2f}")
+            out.print(f"  {rank}. [green]{escape(route['name'])}[/]  score {route['score']:.4f}"
+                      f" ({', '.join(scores) or 'dependency'})")
+            if route["why"]:
+                out.print(f"     [dim]{escape(route['why'])}[/]")

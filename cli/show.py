@@ -1,0 +1,51 @@
+"""``gov show``: print a whole document from the index — the rule with its carve-outs."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from gov.cli import conventions
+from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli.resolve import IndexOpt, open_index
+from gov.core.errors import InputError
+
+HELP = """Print a whole document from the index, never a chunk of it.
+
+Example:
+
+    gov show deployment -i .gov/index
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("show", help=HELP)(show_command)
+
+
+@conventions.command
+def show_command(
+    name: Annotated[str, typer.Argument(help="The document's name, as routes name it.")],
+    index: IndexOpt = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="text (the document) or json.")] = None,
+    color: ColorOpt = conventions.Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    conventions.configure(color, quiet, debug)
+    loaded = open_index(index, check_stale=False)
+    if name not in loaded.names:
+        raise InputError(f"no document named {name!r}; the index has: {', '.join(sorted(loaded.names))}")
+    text = loaded.text(name)
+    if (fmt or "text") == "json":
+        import orjson
+
+        doc = loaded.document(name)
+        sys.stdout.buffer.write(orjson.dumps(
+            {"name": name, "source": doc.source, "trigger": doc.trigger, "family": doc.family,
+             "depends_on": list(doc.depends_on), "text": text},
+            option=orjson.OPT_APPEND_NEWLINE))
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
