@@ -53,8 +53,6 @@ from collections.abc import Collection, Iterable, Mapping
 from types import TracebackType
 from typing import Any, Literal, Protocol, runtime_checkable
 
-import orjson
-
 from gov.core import __version__
 from gov.core.errors import GovError
 
@@ -88,9 +86,10 @@ MAX_NAME = 128
 MAX_ROUTES = 16  # gov returns at most 2; room for other routers, never for a dump.
 _NAME_PUNCT = frozenset("_-.+")
 # Names a document would never have but a file would: a source file name is a path leak.
-_FILE_SUFFIXES = frozenset(
-    "md mdc markdown txt json jsonl yaml yml toml py rst html htm pdf csv log env key pem".split()
-)
+_FILE_SUFFIXES = frozenset((
+    "md", "mdc", "markdown", "txt", "json", "jsonl", "yaml", "yml", "toml", "py", "rst", "html",
+    "htm", "pdf", "csv", "log", "env", "key", "pem",
+))
 # Shapes of well-known credentials; a document name starting like this is withheld.
 _SECRET_PREFIXES = (
     "sk-", "sk_", "rk_live", "rk_test", "pk_live", "pk_test", "ghp_", "gho_", "ghu_", "ghs_",
@@ -164,21 +163,19 @@ def is_digest(value: object) -> bool:
     return 8 <= len(digest) <= 128 and all(c in _HEX for c in digest)
 
 
+_TS_SHAPE = "dddd-dd-ddTdd:dd:dd.dddZ"
+
+
 def _is_ts(value: object) -> bool:
     # The one timestamp shape gov writes: 2026-12-02T11:44:15.123Z.
-    if type(value) is not str or len(value) != 24:
-        return False
-    for i, c in enumerate(value):
-        expected = "--T::.Z"["4 7 10 13 16 19 23".split().index(str(i))] if i in _TS_SEPS else ""
-        if expected:
-            if c != expected:
-                return False
-        elif not ("0" <= c <= "9"):
-            return False
-    return True
-
-
-_TS_SEPS = frozenset((4, 7, 10, 13, 16, 19, 23))
+    return (
+        type(value) is str
+        and len(value) == len(_TS_SHAPE)
+        and all(
+            ("0" <= c <= "9") if s == "d" else c == s
+            for c, s in zip(value, _TS_SHAPE, strict=True)
+        )
+    )
 
 
 def _is_version(value: object) -> bool:
@@ -193,9 +190,11 @@ def _is_version(value: object) -> bool:
 def _ms(value: object, field: str) -> float | None:
     if value is None:
         return None
-    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
-        raise ValueError(f"{field} must be a finite number of milliseconds >= 0 or None")
-    return round(float(value), 3)  # type: ignore[arg-type]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        if math.isfinite(number) and number >= 0:
+            return round(number, 3)
+    raise ValueError(f"{field} must be a finite number of milliseconds >= 0 or None")
 
 
 def rfc3339(epoch: float) -> str:
@@ -232,11 +231,71 @@ def make_event(
     the names must also be in it). With ``strict=False`` a bad name becomes
     :data:`WITHHELD` and a bad digest becomes ``None`` instead of raising, so an odd
     corpus never silences telemetry; a bad outcome, class, adapter or number still raises.
-    ``ts`` (epoch seconds) defaults to now.
+    ``ts`` (epoch seconds) defaults to now. Error messages never quote the bad value.
     """
-    if outcome not in OUTCOMES:
+    if ts is not None and (type(ts) not in (int, float) or not math.isfinite(ts) or ts < 0):
+        raise ValueError("ts must be epoch seconds")
+    return _build(
+        ts=rfc3339(time.time() if ts is None else ts),
+        version=__version__,
+        outcome=outcome,
+        adapter=adapter,
+        routes=routes,
+        failure_class=failure_class,
+        degraded=degraded,
+        corpus_size=corpus_size,
+        index_fingerprint=index_fingerprint,
+        operating_point_id=operating_point_id,
+        delivered_ms=delivered_ms,
+        route_ms=route_ms,
+        attempts=attempts,
+        known=known,
+        strict=strict,
+    )
+
+
+def validate_event(event: Mapping[str, Any]) -> dict[str, Any]:
+    """Check an event made elsewhere (or edited since) field by field; return a clean copy.
+
+    :func:`emit` runs every event through this, so a dict with an extra key, a wrong
+    type or a non-name route never reaches a sink, however it was made.
+    """
+    if not isinstance(event, Mapping) or set(event) != set(FIELDS):
+        raise ValueError(f"an event has exactly the keys {', '.join(FIELDS)}")
+    if type(event["v"]) is not int or event["v"] != SCHEMA_VERSION:
+        raise ValueError(f"v must be {SCHEMA_VERSION}")
+    if not _is_ts(event["ts"]):
+        raise ValueError("ts must be RFC 3339 UTC with milliseconds")
+    if not _is_version(event["gov_version"]):
+        raise ValueError("gov_version is not a version")
+    if type(event["routes"]) is not list:
+        raise ValueError("routes must be a list")
+    fields = {k: event[k] for k in FIELDS if k not in ("ts", "v", "gov_version")}
+    return _build(ts=event["ts"], version=event["gov_version"], known=None, strict=True,
+                  **fields)
+
+
+def _build(
+    *,
+    ts: str,
+    version: str,
+    outcome: object,
+    adapter: object,
+    routes: Iterable[str],
+    failure_class: object,
+    degraded: object,
+    corpus_size: object,
+    index_fingerprint: object,
+    operating_point_id: object,
+    delivered_ms: object,
+    route_ms: object,
+    attempts: object,
+    known: Collection[str] | None,
+    strict: bool,
+) -> dict[str, Any]:
+    if type(outcome) is not str or outcome not in OUTCOMES:
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}")
-    if adapter not in ADAPTERS:
+    if type(adapter) is not str or adapter not in ADAPTERS:
         raise ValueError(f"adapter must be one of {', '.join(ADAPTERS)}")
     if isinstance(routes, (str, bytes)):
         raise ValueError("routes must be a list of document names, not one string")
@@ -245,17 +304,18 @@ def make_event(
         raise ValueError(f"at most {MAX_ROUTES} routes")
     checked: list[str] = []
     for name in names:
-        ok = is_document_name(name) and (known is None or name in known)
-        if ok:
+        if name == WITHHELD or (is_document_name(name) and (known is None or name in known)):
             checked.append(name)
         elif strict:
-            raise ValueError("a route is not a document name (withheld; value not shown)")
+            raise ValueError("a route is not a document name (value withheld)")
         else:
             _STATS["withheld"] += 1
             checked.append(WITHHELD)
     if outcome == "failed":
-        if failure_class not in FAILURE_CLASSES:
-            raise ValueError(f"a failed event needs failure_class, one of {', '.join(FAILURE_CLASSES)}")
+        if type(failure_class) is not str or failure_class not in FAILURE_CLASSES:
+            raise ValueError(
+                f"a failed event needs failure_class, one of {', '.join(FAILURE_CLASSES)}"
+            )
         if checked:
             raise ValueError("a failed event has no routes")
     elif failure_class is not None:
@@ -274,16 +334,14 @@ def make_event(
     for field, value in (("index_fingerprint", index_fingerprint),
                          ("operating_point_id", operating_point_id)):
         if value is None or is_digest(value):
-            digests.append(value)
+            digests.append(value)  # type: ignore[arg-type]
         elif strict:
             raise ValueError(f"{field} must be a hex digest (optionally algo:-prefixed) or None")
         else:
             _STATS["withheld"] += 1
             digests.append(None)
-    if ts is not None and (type(ts) not in (int, float) or not math.isfinite(ts) or ts < 0):
-        raise ValueError("ts must be epoch seconds")
     return {
-        "ts": rfc3339(time.time() if ts is None else ts),
+        "ts": ts,
         "v": SCHEMA_VERSION,
         "outcome": outcome,
         "failure_class": failure_class,
@@ -296,49 +354,8 @@ def make_event(
         "route_ms": _ms(route_ms, "route_ms"),
         "routes": checked,
         "attempts": attempts,
-        "gov_version": __version__,
+        "gov_version": version,
     }
-
-
-def validate_event(event: Mapping[str, Any]) -> dict[str, Any]:
-    """Check an event built elsewhere (or edited since) field by field; return a clean copy.
-
-    :func:`emit` runs every event through this, so a dict with an extra key, a wrong
-    type or a non-name route never reaches a sink, however it was made.
-    """
-    if not isinstance(event, Mapping) or set(event) != set(FIELDS):
-        raise ValueError(f"an event has exactly the keys {', '.join(FIELDS)}")
-    if event["v"] != SCHEMA_VERSION or type(event["v"]) is not int:
-        raise ValueError(f"v must be {SCHEMA_VERSION}")
-    if not _is_ts(event["ts"]):
-        raise ValueError("ts must be RFC 3339 UTC with milliseconds")
-    if not _is_version(event["gov_version"]):
-        raise ValueError("gov_version is not a version")
-    routes = event["routes"]
-    if type(routes) is not list:
-        raise ValueError("routes must be a list")
-    clean = make_event(
-        outcome=event["outcome"],
-        adapter=event["adapter"],
-        routes=[r for r in routes if r != WITHHELD] or [],
-        failure_class=event["failure_class"],
-        degraded=event["degraded"],
-        corpus_size=event["corpus_size"],
-        index_fingerprint=event["index_fingerprint"],
-        operating_point_id=event["operating_point_id"],
-        delivered_ms=event["delivered_ms"],
-        route_ms=event["route_ms"],
-        attempts=event["attempts"],
-        ts=0.0,
-    ) if not (event["outcome"] == "routed" and all(r == WITHHELD for r in routes)) else None
-    if clean is None:  # routed, every name withheld: check the rest with a stand-in name
-        clean = validate_event({**event, "routes": ["withheld"]})
-    clean["routes"] = list(routes)
-    if len(routes) > MAX_ROUTES or not all(r == WITHHELD or is_document_name(r) for r in routes):
-        raise ValueError("routes must be document names")
-    clean["ts"] = event["ts"]
-    clean["gov_version"] = event["gov_version"]
-    return clean
 
 
 # --- sinks --------------------------------------------------------------------------
@@ -361,6 +378,8 @@ class JsonlSink:
         return f"JsonlSink({self.path!r})"
 
     def emit(self, event: dict[str, Any]) -> None:
+        import orjson  # here, not at the top: importing it costs ~12 ms a hook need not pay
+
         self.write_line(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
 
     def _open(self) -> int:
@@ -461,7 +480,7 @@ def emit(event: Mapping[str, Any]) -> None:
             return
         sink.emit(clean)
         _STATS["emitted"] += 1
-    except Exception:  # noqa: BLE001 - a sink must never cost a turn
+    except Exception:  # a sink must never cost a turn
         _STATS["sink_errors"] += 1
 
 
@@ -471,7 +490,7 @@ def record(**fields: Any) -> None:
         if active_sink() is None:
             return
         event = make_event(strict=False, **fields)
-    except Exception:  # noqa: BLE001 - telemetry must never cost a turn
+    except Exception:  # telemetry must never cost a turn
         _STATS["invalid"] += 1
         return
     emit(event)
@@ -554,7 +573,7 @@ class Attempt:
 
     def _class_of(self, exc: BaseException) -> str:
         if isinstance(exc, GovError):
-            return exc.failure_class
+            return str(exc.failure_class)
         return "render" if self._result is not None else "route"
 
     def close(self, exc: BaseException | None = None) -> None:
@@ -579,7 +598,7 @@ class Attempt:
                 return  # nothing was attempted
             record(adapter=self.adapter, delivered_ms=delivered_ms(self.start),
                    attempts=self.attempts, **fields, **context)
-        except Exception:  # noqa: BLE001 - telemetry must never cost a turn
+        except Exception:  # telemetry must never cost a turn
             _STATS["invalid"] += 1
 
     def __enter__(self) -> Attempt:
@@ -596,11 +615,12 @@ class Attempt:
 
 
 def _clean_exit(exc: BaseException) -> bool:
-    # SystemExit(0) and click's Exit(0) end a command that succeeded.
-    code = exc.code if isinstance(exc, SystemExit) else getattr(exc, "exit_code", None)
-    return not isinstance(exc, GovError) and code in (0, None) and (
-        isinstance(exc, SystemExit) or hasattr(exc, "exit_code")
-    )
+    # SystemExit(0) and click's Exit(0) end a command that succeeded; they are not failures.
+    if isinstance(exc, GovError):
+        return False
+    if isinstance(exc, SystemExit):
+        return exc.code in (0, None)
+    return getattr(exc, "exit_code", None) == 0
 
 
 def attempt(adapter: Adapter, start: float | None = None) -> Attempt:
