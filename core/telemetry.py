@@ -16,9 +16,9 @@ Adapter API. Each adapter wraps one route attempt, from input to output written:
     from gov.core import telemetry
 
     with telemetry.attempt("cli", start=START) as t:    # START: perf_counter() at process start
-        result = index.route(prompt)                     # a GovError here records "failed"
-        t.result(names, route_ms=..., degraded=..., corpus_size=...,
-                 index_fingerprint=..., operating_point_id=..., known=index_names)
+        index = open_index(...)                          # a GovError here records "failed"
+        result = index.route(prompt)
+        t.result_of(index, result)                       # or t.result(names, route_ms=..., ...)
         write_output(result)                             # an error here records "render"
 
 On leaving the block the event is built and emitted: ``routed`` when ``names`` is not
@@ -36,6 +36,7 @@ nothing. Code that must not raise, like the hook, uses the same object by hand::
     finally:
         t.close()
 
+Increase ``t.attempts`` when the adapter retries (reloading an index, say).
 ``start`` is a :func:`time.perf_counter` reading: taken at process start for the CLI
 and the hook (:func:`process_start` gives the operating system's start time where it
 can), at request receipt for the server and MCP. :func:`delivered_ms` turns it into
@@ -82,7 +83,7 @@ FIELDS: tuple[str, ...] = (
 #: still counted while the value is kept out.
 WITHHELD = "<withheld>"
 
-MAX_NAME = 128
+MAX_NAME = 200  # as the corpus allows
 MAX_ROUTES = 16  # gov returns at most 2; room for other routers, never for a dump.
 _NAME_PUNCT = frozenset("_-.+")
 # Names a document would never have but a file would: a source file name is a path leak.
@@ -550,7 +551,7 @@ class Attempt:
         names: Iterable[str],
         *,
         route_ms: float | None = None,
-        degraded: bool = False,
+        degraded: bool | str | None = False,
         corpus_size: int | None = None,
         index_fingerprint: str | None = None,
         operating_point_id: str | None = None,
@@ -560,12 +561,31 @@ class Attempt:
         self._result = {
             "routes": list(names) if not isinstance(names, (str, bytes)) else names,
             "route_ms": route_ms,
-            "degraded": degraded,
+            "degraded": bool(degraded),
             "corpus_size": corpus_size,
             "index_fingerprint": index_fingerprint,
             "operating_point_id": operating_point_id,
             "known": known,
         }
+
+    def result_of(self, index: Any, result: Any) -> None:
+        """:meth:`result` for an ``Index`` and the ``RouteResult`` it returned.
+
+        Read by attribute (``result.names``, ``result.degraded``, ``index.names``,
+        ``index.route_ms``, ``index.fingerprint``, ``index.operating_point.id``) so that
+        this module never imports the numeric stack. Names outside the index are withheld.
+        """
+        names = list(getattr(index, "names", None) or ())
+        point = getattr(index, "operating_point", None)
+        self.result(
+            result.names,
+            route_ms=getattr(index, "route_ms", None),
+            degraded=getattr(result, "degraded", None),
+            corpus_size=len(names),
+            index_fingerprint=getattr(index, "fingerprint", None),
+            operating_point_id=getattr(point, "id", None),
+            known=frozenset(names),
+        )
 
     def fail(self, failure: BaseException | str) -> None:
         """Mark the attempt failed, with a failure class or the exception that says it."""

@@ -1,0 +1,419 @@
+"""Summarize a telemetry log in one pass, in memory that does not grow with the log.
+
+Everything kept is a counter: per outcome, failure class, adapter, day and document,
+and two latency histograms with fixed log-spaced bins. A month of hook events therefore
+costs the same memory as an hour of them. Lines that are not gov events (torn by a
+crash, written by something else, from a newer schema) are counted and skipped.
+
+:func:`summarize` returns plain data (the ``--format json`` report); the CLI draws it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Collection, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from gov.core.telemetry import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name, rfc3339
+
+# Latency bins: bin 0 holds [0, LOW_MS]; bin i >= 1 holds [LOW_MS*R^(i-1), LOW_MS*R^i).
+# A percentile is reported as its bin's geometric middle, so its relative error is at
+# most sqrt(R) - 1 (just under 1%); the top bin also holds everything above HIGH_MS.
+LOW_MS = 1e-3
+HIGH_MS = 1e7
+RATIO = 1.02
+BINS = math.ceil(math.log(HIGH_MS / LOW_MS) / math.log(RATIO)) + 1
+MAX_RELATIVE_ERROR = math.sqrt(RATIO) - 1
+
+# Coarse buckets (ms) for the latency picture.
+PICTURE_EDGES = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0,
+                 5000.0, 10000.0, math.inf)
+
+MAX_NAMES = 65536  # distinct document names tracked; a hostile log cannot grow memory past it
+MAX_IDS = 256  # distinct index fingerprints and operating points tracked
+
+_INV_LOW = 1.0 / LOW_MS
+_INV_LOG_R = 1.0 / math.log(RATIO)
+_TOP = BINS - 1
+
+
+class LatencyHistogram:
+    """Counts of latencies in fixed log-spaced bins, plus the exact minimum and maximum."""
+
+    __slots__ = ("counts", "high", "low", "n")
+
+    def __init__(self) -> None:
+        self.counts = [0] * BINS
+        self.n = 0
+        self.low = math.inf
+        self.high = -math.inf
+
+    @staticmethod
+    def bin_of(ms: float) -> int:
+        if ms <= LOW_MS:
+            return 0
+        return min(int(math.log(ms * _INV_LOW) * _INV_LOG_R) + 1, _TOP)
+
+    @staticmethod
+    def middle(i: int) -> float:
+        """The value that stands for bin ``i``: its geometric middle."""
+        if i == 0:
+            return LOW_MS / 2
+        return LOW_MS * RATIO ** (i - 1) * math.sqrt(RATIO)
+
+    def add(self, ms: float) -> None:
+        self.counts[self.bin_of(ms)] += 1
+        self.n += 1
+        self.low = min(self.low, ms)
+        self.high = max(self.high, ms)
+
+    def quantile(self, q: float) -> float | None:
+        """The nearest-rank ``q`` quantile, within :data:`MAX_RELATIVE_ERROR`; None if empty."""
+        if not self.n:
+            return None
+        rank = max(1, math.ceil(q * self.n))
+        seen = 0
+        for i, count in enumerate(self.counts):
+            seen += count
+            if seen >= rank:
+                return min(max(self.middle(i), self.low), self.high)
+        return self.high  # pragma: no cover - the counts always add up to n
+
+    def buckets(self, edges: tuple[float, ...] = PICTURE_EDGES) -> list[dict[str, Any]]:
+        """Counts regrouped into coarse ``edges`` (each bin goes where its middle falls)."""
+        totals = [0] * (len(edges) - 1)
+        for i, count in enumerate(self.counts):
+            if count:
+                middle = self.middle(i)
+                for j in range(len(totals)):
+                    if middle < edges[j + 1]:
+                        totals[j] += count
+                        break
+        used = [j for j, count in enumerate(totals) if count]
+        if not used:
+            return []
+        return [
+            {"from_ms": edges[j], "to_ms": None if math.isinf(edges[j + 1]) else edges[j + 1],
+             "count": totals[j]}
+            for j in range(used[0], used[-1] + 1)
+        ]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "count": self.n,
+            "p50": _round(self.quantile(0.50)),
+            "p90": _round(self.quantile(0.90)),
+            "p99": _round(self.quantile(0.99)),
+            "max": _round(self.high) if self.n else None,
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(text: str, now: float | None = None) -> str:
+    """``--since`` as the event timestamp it starts at (events are compared as strings).
+
+    Accepts a relative duration (``30m``, ``24h``, ``7d``, ``2w``: back from now), a date
+    (``2026-12-01``: its start, UTC) or an RFC 3339 time (``2026-12-01T09:00:00+01:00``;
+    without an offset, UTC). Raises :class:`ValueError` for anything else.
+    """
+    now = time.time() if now is None else now
+    relative = _RELATIVE.match(text)
+    if relative:
+        start: str = rfc3339(max(0.0, now - float(relative.group(1)) * _UNITS[relative.group(2)]))
+        return start
+    raw = text.strip()
+    try:
+        if len(raw) == 10:
+            moment = datetime.strptime(raw, "%Y-%m-%d").replace(tzinfo=UTC)
+        else:
+            moment = datetime.fromisoformat(raw.replace("z", "Z"))
+    except ValueError:
+        raise ValueError(
+            f"--since {text!r}: give a duration (7d, 24h, 30m), a date (2026-12-01) "
+            "or an RFC 3339 time (2026-12-01T09:00:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    epoch = moment.timestamp()
+    if epoch < 0:
+        raise ValueError(f"--since {text!r} is before 1970")
+    stamp: str = rfc3339(epoch)
+    return stamp
+
+
+def _share(count: int, total: int) -> float | None:
+    return round(count / total, 4) if total else None
+
+
+def summarize(
+    lines: Iterable[bytes],
+    *,
+    names: Collection[str] | None = None,
+    since: str | None = None,
+    top: int = 10,
+) -> dict[str, Any]:
+    """Read JSONL telemetry ``lines`` once and return the report as plain data.
+
+    ``names`` (the corpus's document names) adds the NEVER ROUTED list and the names in
+    the log that are not in the corpus. ``since`` is a timestamp from
+    :func:`parse_since`; older events are counted as skipped. The result is what
+    ``gov telemetry report --format json`` prints.
+    """
+    loads = orjson.loads
+    decode_error = orjson.JSONDecodeError
+    log, low, inv_low, inv_log_r, top_bin = math.log, LOW_MS, _INV_LOW, _INV_LOG_R, _TOP
+    delivered, warm = LatencyHistogram(), LatencyHistogram()
+    d_counts, w_counts = delivered.counts, warm.counts
+    d_low = w_low = math.inf
+    d_high = w_high = -math.inf
+    outcome_counts = {"routed": 0, "abstained": 0, "failed": 0}
+    failed_by: dict[str, int] = {}
+    adapters: dict[str, int] = {}
+    days: dict[str, list[int]] = {}
+    docs: dict[str, int] = {}
+    fingerprints: dict[str, int] = {}
+    points: dict[str, int] = {}
+    slots = {"routed": 0, "abstained": 1, "failed": 2}
+    torn = foreign = newer = older = degraded = other_names = 0
+    first = last = None
+    total = 0
+    for raw in lines:
+        try:
+            event = loads(raw)
+        except decode_error:
+            if raw.strip():
+                torn += 1
+            continue
+        if type(event) is not dict:
+            foreign += 1
+            continue
+        version = event.get("v")
+        ts = event.get("ts")
+        outcome = event.get("outcome")
+        if version != 1 or type(ts) is not str or len(ts) != 24 or outcome not in slots:
+            if type(version) is int and version > 1 and "outcome" in event:
+                newer += 1
+            else:
+                foreign += 1
+            continue
+        if since is not None and ts < since:
+            older += 1
+            continue
+        total += 1
+        if first is None or ts < first:
+            first = ts
+        if last is None or ts > last:
+            last = ts
+        day = ts[:10]
+        row = days.get(day)
+        if row is None:
+            row = days[day] = [0, 0, 0]
+        row[slots[outcome]] += 1
+        outcome_counts[outcome] += 1
+        if outcome == "routed":
+            routes = event.get("routes")
+            if type(routes) is list:
+                for name in routes:
+                    if type(name) is str:
+                        if name in docs:
+                            docs[name] += 1
+                        elif len(docs) < MAX_NAMES:
+                            docs[name] = 1
+                        else:
+                            other_names += 1
+        elif outcome == "failed":
+            failure = event.get("failure_class")
+            key = failure if type(failure) is str and failure in FAILURE_CLASSES else "unknown"
+            failed_by[key] = failed_by.get(key, 0) + 1
+        if event.get("degraded") is True:
+            degraded += 1
+        adapter = event.get("adapter")
+        if type(adapter) is str and len(adapter) <= 16:
+            adapters[adapter] = adapters.get(adapter, 0) + 1
+        ms = event.get("delivered_ms")
+        if ms is not None and (type(ms) is float or type(ms) is int) and ms >= 0:
+            d_counts[0 if ms <= low else min(int(log(ms * inv_low) * inv_log_r) + 1, top_bin)] += 1
+            if ms < d_low:
+                d_low = ms
+            if ms > d_high:
+                d_high = ms
+        ms = event.get("route_ms")
+        if ms is not None and (type(ms) is float or type(ms) is int) and ms >= 0:
+            w_counts[0 if ms <= low else min(int(log(ms * inv_low) * inv_log_r) + 1, top_bin)] += 1
+            if ms < w_low:
+                w_low = ms
+            if ms > w_high:
+                w_high = ms
+        fingerprint = event.get("index_fingerprint")
+        if type(fingerprint) is str:
+            if fingerprint in fingerprints:
+                fingerprints[fingerprint] += 1
+            elif len(fingerprints) < MAX_IDS:
+                fingerprints[fingerprint] = 1
+        point = event.get("operating_point_id")
+        if type(point) is str:
+            if point in points:
+                points[point] += 1
+            elif len(points) < MAX_IDS:
+                points[point] = 1
+    delivered.n, delivered.low, delivered.high = sum(d_counts), d_low, d_high
+    warm.n, warm.low, warm.high = sum(w_counts), w_low, w_high
+    return _report(
+        total=total, first=first, last=last, since=since, outcomes=outcome_counts,
+        failed_by=failed_by, degraded=degraded, adapters=adapters, days=days, docs=docs,
+        other_names=other_names, delivered=delivered, warm=warm, fingerprints=fingerprints,
+        points=points, names=names, top=top,
+        skipped={"torn": torn, "foreign": foreign, "newer_schema": newer, "before_since": older},
+    )
+
+
+def _report(
+    *,
+    total: int,
+    first: str | None,
+    last: str | None,
+    since: str | None,
+    outcomes: dict[str, int],
+    failed_by: dict[str, int],
+    degraded: int,
+    adapters: dict[str, int],
+    days: dict[str, list[int]],
+    docs: dict[str, int],
+    other_names: int,
+    delivered: LatencyHistogram,
+    warm: LatencyHistogram,
+    fingerprints: dict[str, int],
+    points: dict[str, int],
+    names: Collection[str] | None,
+    top: int,
+    skipped: dict[str, int],
+) -> dict[str, Any]:
+    withheld = docs.pop(WITHHELD, 0)
+    routed = outcomes["routed"]
+    ranked = sorted(docs.items(), key=lambda item: (-item[1], item[0]))
+    corpus = list(dict.fromkeys(names)) if names is not None else None
+    never = [name for name in corpus if name not in docs] if corpus is not None else None
+    known = set(corpus) if corpus is not None else None
+    strangers = [name for name, _ in ranked if name not in known] if known is not None else None
+    d50, w50 = delivered.quantile(0.5), warm.quantile(0.5)
+    report: dict[str, Any] = {
+        "events": total,
+        "since": since,
+        "first": first,
+        "last": last,
+        "outcomes": {
+            outcome: {"count": outcomes[outcome], "share": _share(outcomes[outcome], total)}
+            for outcome in OUTCOMES
+        },
+        "failed_by_class": {
+            cls: {"count": count, "share": _share(count, total)}
+            for cls, count in sorted(failed_by.items(), key=lambda item: (-item[1], item[0]))
+        },
+        "degraded": {"count": degraded, "share": _share(degraded, total)},
+        "adapters": dict(sorted(adapters.items(), key=lambda item: (-item[1], item[0]))),
+        "latency_ms": {
+            "delivered": delivered.summary(),
+            "warm_route": warm.summary(),
+            "warm_share_of_delivered_p50": (
+                round(w50 / d50, 4) if d50 and w50 is not None else None
+            ),
+            "max_relative_error": round(MAX_RELATIVE_ERROR, 4),
+        },
+        "delivered_histogram": delivered.buckets(),
+        "warm_route_histogram": warm.buckets(),
+        "documents": {
+            "routed_at_least_once": (
+                len(docs) if corpus is None else len(corpus) - len(never or ())
+            ),
+            "corpus_size": len(corpus) if corpus is not None else None,
+            "top": [
+                {"name": name, "count": count, "share_of_routed": _share(count, routed)}
+                for name, count in ranked[:top]
+            ],
+            "never_routed": never,
+            "not_in_corpus": strangers,
+            "withheld_routes": withheld,
+            "untracked_routes": other_names,
+        },
+        "days": [
+            {"day": day, "routed": row[0], "abstained": row[1], "failed": row[2]}
+            for day, row in sorted(days.items())
+        ],
+        "index_fingerprints": dict(sorted(fingerprints.items(), key=lambda i: (-i[1], i[0]))),
+        "operating_points": dict(sorted(points.items(), key=lambda i: (-i[1], i[0]))),
+        "skipped_lines": skipped,
+    }
+    report["notes"] = _notes(report)
+    return report
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    """Plain sentences for what the figures mean, worst first."""
+    total = report["events"]
+    notes: list[str] = []
+    skipped = report["skipped_lines"]
+    if not total:
+        where = " since " + report["since"] if report["since"] else ""
+        notes.append(
+            f"No events{where}. No events is not the same as healthy: telemetry may be off "
+            "(GOV_TELEMETRY_PATH not set where the agents run), written to another file, "
+            "or nothing is calling gov."
+        )
+    outcomes = report["outcomes"]
+    if total and not outcomes["routed"]["count"]:
+        notes.append(
+            f"Nothing was routed in {total:,} events. A router that cannot see looks like this: "
+            "check that the index was built from this corpus and the operating point in force."
+        )
+    failed = outcomes["failed"]["count"]
+    if failed:
+        worst = next(iter(report["failed_by_class"]))
+        notes.append(
+            f"{failed:,} attempts failed ({failed / total:.1%}); the most common class is {worst}."
+        )
+    degraded = report["degraded"]["count"]
+    if degraded:
+        notes.append(f"{degraded:,} events ran degraded ({degraded / total:.1%}).")
+    documents = report["documents"]
+    if documents["never_routed"]:
+        unrecordable = [n for n in documents["never_routed"] if not is_document_name(n)]
+        notes.append(
+            f"{len(documents['never_routed'])} of {documents['corpus_size']} documents were never "
+            "routed: their triggers may not discriminate, or nothing asked for them."
+            + (f" ({len(unrecordable)} of them have names telemetry withholds.)"
+               if unrecordable else "")
+        )
+    if documents["not_in_corpus"]:
+        notes.append(
+            f"{len(documents['not_in_corpus'])} routed names are not in this corpus: the log "
+            "predates a corpus change, or it comes from another index."
+        )
+    if documents["withheld_routes"]:
+        notes.append(
+            f"{documents['withheld_routes']:,} routes were withheld: their names do not fit "
+            "telemetry's name rule (letters, digits and _ - . +)."
+        )
+    if len(report["index_fingerprints"]) > 1:
+        notes.append(f"Events came from {len(report['index_fingerprints'])} different indexes.")
+    bad = skipped["torn"] + skipped["foreign"]
+    if bad:
+        notes.append(
+            f"Skipped {skipped['torn']:,} torn and {skipped['foreign']:,} foreign lines."
+        )
+    if skipped["newer_schema"]:
+        notes.append(
+            f"Skipped {skipped['newer_schema']:,} events from a newer schema: "
+            "upgrade gov to read them."
+        )
+    return notes
