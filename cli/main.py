@@ -69,7 +69,9 @@ def _register() -> None:
             if exc.name == name:
                 continue
             raise
-        module.register(app)
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(app)
 
 
 _register()

@@ -77,7 +77,7 @@ def route_command(
     failed_rows = 0
     abstained = 0
     for batch in _batches(_records(prompt, text), batch_size):
-        prompts = [row["prompt"] for row in batch if "error" not in row or row.get("_ok")]
+        prompts = [row["prompt"] for row in batch if row.get("_ok")]
         results = iter(loaded.route_many(prompts)) if prompts else iter(())
         for row in batch:
             if row.get("_ok"):

@@ -98,7 +98,7 @@ def _default_warn(message: str) -> None:
 
 def _relative(path: Path, base: Path) -> str:
     try:
-        return str(path.resolve().relative_to(base.resolve()))
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(base))
     except ValueError:
         return str(path)
 
