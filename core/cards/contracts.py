@@ -1,0 +1,152 @@
+"""Verification contracts as data: which checks run, how hard each is, what failing costs.
+
+Two contracts ship with gov: ``default`` (ovi-cards 0.1.0, exactly) and ``extended``
+(its quirks fixed). A contract file may ``extend`` either and override a few settings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from gov.core.cards.checks import CHECKS, Check
+from gov.core.cards.models import CARD_TYPES
+from gov.core.errors import GovError
+
+Severity = Literal["HARD", "SOFT", "OFF"]
+BUILTIN = ("default", "extended")
+_HERE = Path(__file__).parent
+
+
+class ContractError(GovError):
+    """A contract file that cannot be read or breaks the contract schema."""
+
+    exit_code = 2
+    failure_class = "input"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One check as a contract runs it on one card type."""
+
+    check: Check
+    hard: bool
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A named set of check severities with the penalties and the pass mark."""
+
+    id: str
+    severities: Mapping[str, Severity]
+    hard_penalty: float = 0.25
+    soft_penalty: float = 0.1
+    min_adjusted_confidence: float = 0.0
+    description: str = ""
+    steps: Mapping[str, tuple[Step, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        plans: dict[str, tuple[Step, ...]] = {}
+        for card_type in CARD_TYPES:
+            plans[card_type] = tuple(
+                Step(check, self.severities[check.name] == "HARD")
+                for check in CHECKS
+                if self.severities.get(check.name, "OFF") != "OFF"
+                and (check.card_types is None or card_type in check.card_types)
+            )
+        object.__setattr__(self, "steps", plans)
+
+    def contract_id(self, card_type: str) -> str:
+        """The id a result reports, one per card type as ovi-cards does: ``result-default``."""
+        return f"{card_type.lower()}-{self.id}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "description": self.description,
+            "hard_penalty": self.hard_penalty,
+            "soft_penalty": self.soft_penalty,
+            "min_adjusted_confidence": self.min_adjusted_confidence,
+            "checks": {check.name: self.severities.get(check.name, "OFF") for check in CHECKS},
+        }
+
+
+def _from_data(data: Mapping[str, Any], base: Contract | None) -> Contract:
+    severities: dict[str, Severity] = dict(base.severities) if base else {}
+    severities.update(data.get("checks", {}))
+    return Contract(
+        id=data["id"],
+        severities=severities,
+        hard_penalty=float(data.get("hard_penalty", base.hard_penalty if base else 0.25)),
+        soft_penalty=float(data.get("soft_penalty", base.soft_penalty if base else 0.1)),
+        min_adjusted_confidence=float(
+            data.get("min_adjusted_confidence", base.min_adjusted_confidence if base else 0.0)
+        ),
+        description=str(data.get("description", "")),
+    )
+
+
+@functools.cache
+def builtin_contract(name: str) -> Contract:
+    """A contract shipped with gov: ``default`` or ``extended``."""
+    if name not in BUILTIN:
+        raise ContractError(f"no built-in contract named {name!r} (built in: {', '.join(BUILTIN)})")
+    data = orjson.loads((_HERE / f"{name}.contract.json").read_bytes())
+    return _from_data(data, None)
+
+
+def default_contract() -> Contract:
+    return builtin_contract("default")
+
+
+def _line_of(text: str, key: str) -> int | None:
+    match = re.search(r'"' + re.escape(key) + r'"\s*:', text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def load_contract(spec: str) -> Contract:
+    """A built-in contract by name, or a contract file by path, checked against its schema."""
+    if spec in BUILTIN and not Path(spec).exists():
+        return builtin_contract(spec)
+    path = Path(spec)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ContractError(f"{spec}: cannot read contract: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ContractError(f"{spec}: not valid JSON: {exc}") from None
+    from jsonschema import Draft202012Validator
+
+    from gov.core.cards.schema import contract_schema
+
+    errors = sorted(
+        Draft202012Validator(contract_schema()).iter_errors(data),
+        key=lambda e: list(map(str, e.absolute_path)),
+    )
+    if errors:
+        error = errors[0]
+        parts = [str(p) for p in error.absolute_path]
+        where = ".".join(parts) or "contract"
+        if error.validator == "propertyNames":
+            where = ".".join([*parts, str(error.instance)])
+            message = "unknown check (run `gov card contract default` to list them)"
+        elif error.validator == "additionalProperties":
+            message = "unknown field"
+        else:
+            message = error.message
+        text = raw.decode("utf-8", "replace")
+        line = _line_of(text, parts[-1]) if parts else None
+        if error.validator == "propertyNames":
+            line = _line_of(text, str(error.instance))
+        at = f"{spec}:{line}" if line else spec
+        raise ContractError(f"{at}: {where}: {message} ({error.validator})")
+    base = builtin_contract(data["extends"]) if "extends" in data else None
+    return _from_data(data, base)

@@ -1,0 +1,96 @@
+"""Run a contract's checks over a card and score it as ovi-cards does.
+
+Each HARD failure takes ``hard_penalty`` off the card's confidence and each SOFT one
+``soft_penalty``; the result is clamped to [0, 1] and rounded to 4 places. A card passes
+when no HARD check fails (and, under ``strict``, no SOFT one either) and its adjusted
+confidence reaches the contract's minimum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from gov.core.cards.contracts import Contract, default_contract
+from gov.core.cards.models import Card
+from gov.core.cards.timestamps import now_utc
+
+ALL_PASSED = "Every check passed."
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The verdict on one card, with the fields ovi-cards reports, in its order."""
+
+    contract_id: str
+    passed: bool
+    hard_failures: list[str]
+    soft_failures: list[str]
+    checks_passed: list[str]
+    adjusted_confidence: float
+    confidence_delta: float
+    summary: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "contract_id": self.contract_id,
+            "passed": self.passed,
+            "hard_failures": self.hard_failures,
+            "soft_failures": self.soft_failures,
+            "checks_passed": self.checks_passed,
+            "adjusted_confidence": self.adjusted_confidence,
+            "confidence_delta": self.confidence_delta,
+            "summary": self.summary,
+        }
+
+
+def verify(
+    card: Card,
+    contract: Contract | None = None,
+    *,
+    now: datetime | None = None,
+    strict: bool = False,
+) -> Verification:
+    """Verify a valid card against ``contract`` (``default`` when omitted).
+
+    ``now`` fixes the clock the timestamp checks compare against, so results can be
+    reproduced; it must be timezone-aware.
+    """
+    contract = contract or default_contract()
+    when = now or now_utc()
+    hard: list[str] = []
+    soft: list[str] = []
+    passed_checks: list[str] = []
+    reasons: list[str] = []
+    for step in contract.steps[card.card_type]:
+        check = step.check
+        if check.test(card, when):
+            passed_checks.append(check.name)
+            continue
+        (hard if step.hard else soft).append(check.name)
+        reasons.append(check.reason)
+    confidence = card.confidence
+    penalty = len(hard) * contract.hard_penalty + len(soft) * contract.soft_penalty
+    adjusted = max(0.0, min(1.0, confidence - penalty))
+    delta = adjusted - confidence
+    adjusted = round(adjusted, 4)
+    passed = not hard and not (strict and soft)
+    if adjusted < contract.min_adjusted_confidence:
+        passed = False
+        reasons.append(
+            f"adjusted confidence {adjusted} is below the contract's minimum "
+            f"{contract.min_adjusted_confidence}."
+        )
+    elif strict and soft:
+        reasons.append("strict: SOFT failures fail the card.")
+    return Verification(
+        contract_id=contract.contract_id(card.card_type),
+        passed=passed,
+        hard_failures=hard,
+        soft_failures=soft,
+        checks_passed=passed_checks,
+        adjusted_confidence=adjusted,
+        confidence_delta=round(delta, 4),
+        summary=" ".join(reasons) if reasons else ALL_PASSED,
+    )
