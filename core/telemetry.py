@@ -179,15 +179,6 @@ def _is_ts(value: object) -> bool:
     )
 
 
-def _is_version(value: object) -> bool:
-    return (
-        type(value) is str
-        and 0 < len(value) <= 32
-        and value.isascii()
-        and all(c.isalnum() or c in ".+-" for c in value)
-    )
-
-
 def _ms(value: object, field: str) -> float | None:
     if value is None:
         return None
@@ -267,8 +258,8 @@ def validate_event(event: Mapping[str, Any]) -> dict[str, Any]:
         raise ValueError(f"v must be {SCHEMA_VERSION}")
     if not _is_ts(event["ts"]):
         raise ValueError("ts must be RFC 3339 UTC with milliseconds")
-    if not _is_version(event["gov_version"]):
-        raise ValueError("gov_version is not a version")
+    if event["gov_version"] != __version__:
+        raise ValueError("gov_version must be this gov's version")
     if type(event["routes"]) is not list:
         raise ValueError("routes must be a list")
     fields = {k: event[k] for k in FIELDS if k not in ("ts", "v", "gov_version")}

@@ -22,7 +22,8 @@ from gov.core.telemetry import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_
 
 # Latency bins: bin 0 holds [0, LOW_MS]; bin i >= 1 holds [LOW_MS*R^(i-1), LOW_MS*R^i).
 # A percentile is reported as its bin's geometric middle, so its relative error is at
-# most sqrt(R) - 1 (just under 1%); the top bin also holds everything above HIGH_MS.
+# most sqrt(R) - 1 (just under 1%); the top bin also holds everything above HIGH_MS, and
+# the minimum and maximum are kept exactly.
 LOW_MS = 1e-3
 HIGH_MS = 1e7
 RATIO = 1.02
@@ -76,6 +77,10 @@ class LatencyHistogram:
         if not self.n:
             return None
         rank = max(1, math.ceil(q * self.n))
+        if rank >= self.n:
+            return self.high  # the extremes are kept exactly
+        if rank == 1:
+            return self.low
         seen = 0
         for i, count in enumerate(self.counts):
             seen += count

@@ -1,0 +1,248 @@
+"""The event model: what an event may hold, and the invariants between its fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from gov.core import telemetry
+from gov.core.errors import IndexLoadError, InputError
+from gov.core.telemetry import FIELDS, WITHHELD, make_event, validate_event
+
+FP = "a" * 64
+POINT = "0123456789abcdef"
+
+
+def test_routed_event_has_every_field_in_order() -> None:
+    event = make_event(outcome="routed", adapter="hook", routes=["deployment", "on-call"],
+                       degraded=True, corpus_size=24, index_fingerprint=FP,
+                       operating_point_id=POINT, delivered_ms=41.23456, route_ms=3.5,
+                       attempts=2, ts=1_764_000_000.1234)
+    assert tuple(event) == FIELDS
+    assert event["ts"] == "2025-11-24T16:00:00.123Z"
+    assert event["v"] == 1
+    assert event["routes"] == ["deployment", "on-call"]
+    assert event["failure_class"] is None
+    assert event["delivered_ms"] == 41.235
+    assert event["attempts"] == 2
+    assert event["gov_version"] == telemetry.__version__
+    assert validate_event(event) == event
+
+
+def test_timestamp_is_rfc3339_utc_with_milliseconds() -> None:
+    assert telemetry.rfc3339(0) == "1970-01-01T00:00:00.000Z"
+    assert telemetry.rfc3339(1_764_000_000.999) == "2025-11-24T16:00:00.999Z"
+    assert len(make_event(outcome="abstained", adapter="cli")["ts"]) == 24
+
+
+def test_failed_needs_a_failure_class() -> None:
+    with pytest.raises(ValueError, match="failure_class"):
+        make_event(outcome="failed", adapter="cli")
+    with pytest.raises(ValueError, match="failure_class"):
+        make_event(outcome="failed", adapter="cli", failure_class="disk_on_fire")
+    event = make_event(outcome="failed", adapter="cli", failure_class="index_load")
+    assert event["failure_class"] == "index_load" and event["routes"] == []
+
+
+def test_failed_has_no_routes() -> None:
+    with pytest.raises(ValueError, match="no routes"):
+        make_event(outcome="failed", adapter="cli", failure_class="route", routes=["deployment"])
+
+
+def test_routed_needs_a_name() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        make_event(outcome="routed", adapter="cli")
+
+
+def test_abstained_has_no_names_and_no_class() -> None:
+    with pytest.raises(ValueError, match="no routes"):
+        make_event(outcome="abstained", adapter="cli", routes=["deployment"])
+    with pytest.raises(ValueError, match="only a failed event"):
+        make_event(outcome="abstained", adapter="cli", failure_class="route")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("outcome", "routed?"), ("adapter", "browser"), ("degraded", 1), ("degraded", "yes"),
+    ("corpus_size", -1), ("corpus_size", 2.5), ("corpus_size", True), ("attempts", 0),
+    ("attempts", "1"), ("delivered_ms", -0.1), ("delivered_ms", float("nan")),
+    ("delivered_ms", float("inf")), ("route_ms", "fast"), ("route_ms", True),
+    ("index_fingerprint", "not-hex"), ("operating_point_id", "abc"), ("ts", -5),
+])
+def test_values_outside_their_type_are_refused(field: str, value: object) -> None:
+    fields: dict[str, object] = {"outcome": "abstained", "adapter": "cli", field: value}
+    with pytest.raises(ValueError):
+        make_event(**fields)  # type: ignore[arg-type]
+
+
+def test_routes_must_be_a_list_not_a_string() -> None:
+    with pytest.raises(ValueError, match="not one string"):
+        make_event(outcome="routed", adapter="cli", routes="deployment")
+
+
+def test_digests_accept_hex_with_an_optional_algorithm() -> None:
+    event = make_event(outcome="abstained", adapter="mcp", index_fingerprint="sha256:" + FP,
+                       operating_point_id=POINT)
+    assert event["index_fingerprint"] == "sha256:" + FP
+    assert telemetry.is_digest(POINT) and not telemetry.is_digest("ABCDEF0123456789")
+
+
+@pytest.mark.parametrize("name", [
+    "deployment", "on-call", "Refund_not_showing_up", "rollover_401k", "C3_Glide", "node.js",
+    "hubbubworld_hubbub_1", "sécurité",
+])
+def test_document_names_pass(name: str) -> None:
+    assert telemetry.is_document_name(name)
+    assert make_event(outcome="routed", adapter="cli", routes=[name])["routes"] == [name]
+
+
+@pytest.mark.parametrize("name", [
+    "", "a" * 201, "two words", "/etc/passwd", "docs\\deploy", "deployment.md", "rules.mdc",
+    "key=value", "alice@example.com", "https:x", ".hidden", "-flag", "a..b", "tab\there",
+    "sk-live-abcdef", "ghp_abcdefghijklmnop", "AKIAABCDEFGHIJKLMNOP", "eyJhbGciOi",
+    "x_" + "0123456789abcdef" * 2, "tokenABCDEF1234567890xyz", 7, None,
+])
+def test_things_that_are_not_document_names_fail(name: object) -> None:
+    assert not telemetry.is_document_name(name)
+    with pytest.raises(ValueError):
+        make_event(outcome="routed", adapter="cli", routes=[name])  # type: ignore[list-item]
+
+
+def test_known_names_restrict_routes_to_the_corpus() -> None:
+    known = frozenset({"deployment", "on-call"})
+    assert make_event(outcome="routed", adapter="cli", routes=["on-call"], known=known)
+    with pytest.raises(ValueError):
+        make_event(outcome="routed", adapter="cli", routes=["hunter2"], known=known)
+
+
+def test_lenient_events_withhold_what_strict_ones_refuse() -> None:
+    before = telemetry.stats()["withheld"]
+    event = make_event(outcome="routed", adapter="hook", routes=["deployment", "my secret"],
+                       index_fingerprint="fp:not hex", strict=False)
+    assert event["routes"] == ["deployment", WITHHELD]
+    assert event["index_fingerprint"] is None
+    assert telemetry.stats()["withheld"] == before + 2
+    assert validate_event(event) == event
+    with pytest.raises(ValueError):
+        make_event(outcome="routed", adapter="hook", routes=[], strict=False)
+
+
+def test_validate_refuses_extra_missing_and_retyped_fields() -> None:
+    good = make_event(outcome="routed", adapter="cli", routes=["deployment"])
+    with pytest.raises(ValueError):
+        validate_event({**good, "prompt": "hello"})
+    missing = dict(good)
+    del missing["attempts"]
+    with pytest.raises(ValueError):
+        validate_event(missing)
+    for field, value in [("ts", "yesterday"), ("v", 2), ("v", True), ("gov_version", "1 2"),
+                         ("routes", ("deployment",)), ("routes", ["two words"])]:
+        with pytest.raises(ValueError):
+            validate_event({**good, field: value})
+
+
+def _close(attempt: telemetry.Attempt, exc: BaseException | None = None) -> dict[str, object]:
+    sink = telemetry.MemorySink()
+    telemetry.set_sink(sink)
+    attempt.close(exc)
+    assert len(sink.events) <= 1
+    return sink.events[0] if sink.events else {}
+
+
+def test_attempt_records_routed_and_abstained() -> None:
+    t = telemetry.attempt("cli", start=0.0)
+    t.result(["deployment"], route_ms=2.0, degraded="lexical-only", corpus_size=3,
+             index_fingerprint=FP, operating_point_id=POINT)
+    event = _close(t)
+    assert event["outcome"] == "routed" and event["routes"] == ["deployment"]
+    assert event["degraded"] is True and event["corpus_size"] == 3
+    assert isinstance(event["delivered_ms"], float) and event["delivered_ms"] > 0
+    t = telemetry.attempt("mcp")
+    t.result([])
+    assert _close(t)["outcome"] == "abstained"
+
+
+def test_attempt_takes_the_failure_class_from_the_error() -> None:
+    sink = telemetry.MemorySink()
+    telemetry.set_sink(sink)
+    with pytest.raises(IndexLoadError), telemetry.attempt("cli"):
+        raise IndexLoadError("index is corrupt")
+    with pytest.raises(InputError), telemetry.attempt("cli"):
+        raise InputError("bad line")
+    assert [e["failure_class"] for e in sink.events] == ["index_load", "input"]
+    assert all(e["outcome"] == "failed" and e["routes"] == [] for e in sink.events)
+
+
+def test_attempt_tells_route_failures_from_render_failures() -> None:
+    sink = telemetry.MemorySink()
+    telemetry.set_sink(sink)
+    with pytest.raises(RuntimeError), telemetry.attempt("server"):
+        raise RuntimeError("scoring blew up")
+    with pytest.raises(BrokenPipeError), telemetry.attempt("cli") as t:
+        t.result(["deployment"], corpus_size=5)
+        raise BrokenPipeError
+    assert [e["failure_class"] for e in sink.events] == ["route", "render"]
+    assert sink.events[1]["corpus_size"] == 5 and sink.events[1]["routes"] == []
+
+
+def test_attempt_fail_by_hand_and_retries() -> None:
+    t = telemetry.attempt("hook")
+    t.attempts += 1
+    t.fail("corpus_load")
+    event = _close(t)
+    assert (event["outcome"], event["failure_class"], event["attempts"]) == (
+        "failed", "corpus_load", 2)
+    t = telemetry.attempt("hook")
+    t.fail(IndexLoadError("stale"))
+    assert _close(t)["failure_class"] == "index_load"
+
+
+def test_attempt_records_nothing_without_a_result_or_for_clean_exits() -> None:
+    assert _close(telemetry.attempt("cli")) == {}
+    assert _close(telemetry.attempt("cli"), KeyboardInterrupt()) == {}
+    t = telemetry.attempt("cli")
+    t.result(["deployment"])
+    assert _close(t, SystemExit(0))["outcome"] == "routed"
+    t = telemetry.attempt("cli")
+    t.result([])
+    assert _close(t, SystemExit(3)) == {}  # SystemExit is not an Exception: interrupted
+
+
+def test_attempt_closes_once() -> None:
+    sink = telemetry.MemorySink()
+    telemetry.set_sink(sink)
+    t = telemetry.attempt("library")
+    t.result([])
+    t.close()
+    t.close()
+    assert len(sink.events) == 1
+
+
+def test_result_of_reads_an_index_and_its_result() -> None:
+    class Point:
+        id = POINT
+
+    class Index:
+        names = ["deployment", "on-call"]
+        route_ms = 4.25
+        fingerprint = FP
+        operating_point = Point()
+
+    class Result:
+        names = ["on-call", "stranger"]
+        degraded = None
+
+    t = telemetry.attempt("hook")
+    t.result_of(Index(), Result())
+    event = _close(t)
+    assert event["routes"] == ["on-call", WITHHELD]
+    assert (event["route_ms"], event["corpus_size"], event["index_fingerprint"],
+            event["operating_point_id"], event["degraded"]) == (4.25, 2, FP, POINT, False)
+
+
+def test_process_start_is_before_now() -> None:
+    import time
+
+    start = telemetry.process_start()
+    if start is None:
+        pytest.skip("this platform does not expose the process start time")
+    assert start < time.perf_counter()
+    assert telemetry.delivered_ms(start) > 0
