@@ -1,0 +1,130 @@
+"""``gov eval``: routing quality from routed, labelled JSONL."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gov.cli import conventions
+from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.core.errors import InputError, UsageError
+
+HELP = """Measure routing quality: recall, precision, F1, top-1, false alarms, per kind.
+
+Reads the JSONL that gov route writes for labelled prompts: each row keeps its
+"expected": [names] ([] marks a prompt no document governs) and optionally "sibling":
+[names], "family" and "kind". Prints a table, or --format json. With -i, also names the
+expected documents the index does not have.
+
+Example:
+
+    gov route -i .gov/index < examples/labelled.jsonl | gov eval
+"""
+
+COLUMNS = (
+    ("rows", "rows"), ("top1", "top-1"), ("recall_at_2", "recall@2"), ("precision", "precision"),
+    ("f1", "F1"), ("false_alarm_rate", "false alarms"), ("silent_rate", "silent"),
+    ("harmful_sibling_rate", "sibling"),
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval", help=HELP)(eval_command)
+
+
+@conventions.command
+def eval_command(
+    source: Annotated[Path | None, typer.Argument(help="Routed JSONL file (default: stdin).",
+                                                  show_default=False)] = None,
+    index: Annotated[Path | None, typer.Option("--index", "-i", help="Index whose document names the labels should use.", dir_okay=False)] = None,
+    fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
+    color: ColorOpt = conventions.Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    conventions.configure(color, quiet, debug)
+    out_format = fmt or "text"
+    if out_format not in ("text", "json"):
+        raise UsageError(f"--format {out_format!r}: use text or json")
+    if source is None and conventions.is_tty(sys.stdin):
+        raise UsageError("no input: pipe the output of gov route over labelled prompts, "
+                         "e.g. gov route -i IDX < labelled.jsonl | gov eval")
+    from gov.core.evaluate import evaluate, parse_row
+    from gov.core.jsonl import read_lines
+
+    rows = []
+    errors = 0
+    where_name = str(source) if source is not None else "stdin"
+    try:
+        stream = source.open("rb") if source is not None else sys.stdin.buffer
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    with stream:
+        for line in read_lines(stream):
+            where = f"{where_name} line {line.number}"
+            if line.error is not None:
+                raise InputError(f"{where}: {line.error}")
+            row = parse_row(line.value, where)
+            if row is None:
+                errors += 1
+            else:
+                rows.append(row)
+    if not rows:
+        raise InputError(f"{where_name}: no routed rows to evaluate")
+    known = None
+    if index is not None:
+        from gov.core.index import read_document_names
+
+        known = read_document_names(index)
+    report = evaluate(rows, known, errors)
+    if errors:
+        conventions.warn(f"{errors} row(s) were route errors and are not counted")
+    if report.unknown_names:
+        conventions.warn("expected names the index has no document for (they can never be "
+                         f"found): {', '.join(report.unknown_names)}")
+    data = report.to_json()
+    if out_format == "json":
+        import orjson
+
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    else:
+        _table(data)
+    return 0
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _table(data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    out = conventions.console()
+    table = Table(title="routing quality", title_justify="left")
+    table.add_column("kind")
+    for _, label in COLUMNS:
+        table.add_column(label, justify="right")
+    for kind, metrics in data["kinds"].items():
+        table.add_row(kind, *(_cell(metrics[key]) for key, _ in COLUMNS))
+    table.add_row("all", *(_cell(data["overall"][key]) for key, _ in COLUMNS), style="bold")
+    out.print(table)
+    overall = data["overall"]
+    out.print(f"recall@1 {_cell(overall['recall_at_1'])}, recall (all routes) "
+              f"{_cell(overall['recall'])}, routes per prompt {_cell(overall['routes_per_prompt'])}"
+              + (f", recall with dependencies {_cell(overall['recall_with_dependencies'])}"
+                 if "recall_with_dependencies" in overall else ""))
+    if overall["negatives"] == 0:
+        out.print("no negatives (expected: []): the false-alarm rate is unmeasured")
+    confused = {family: info for family, info in data["families"].items() if info["wrong_routes"]}
+    if confused:
+        out.print("family confusion (wrong documents routed for prompts of each family):")
+        for family, info in confused.items():
+            wrong = ", ".join(f"{name} ×{count}" for name, count in list(info["wrong_routes"].items())[:5])
+            out.print(f"  {family} ({info['rows']} prompts, top-1 {_cell(info['top1'])}): {wrong}")
