@@ -363,6 +363,10 @@ def _report(
     return report
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def _notes(report: dict[str, Any]) -> list[str]:
     """Plain sentences for what the figures mean, worst first."""
     total = report["events"]
@@ -385,11 +389,12 @@ def _notes(report: dict[str, Any]) -> list[str]:
     if failed:
         worst = next(iter(report["failed_by_class"]))
         notes.append(
-            f"{failed:,} attempts failed ({failed / total:.1%}); the most common class is {worst}."
+            f"{_plural(failed, 'attempt')} failed ({failed / total:.1%}); "
+            f"the most common class is {worst}."
         )
     degraded = report["degraded"]["count"]
     if degraded:
-        notes.append(f"{degraded:,} events ran degraded ({degraded / total:.1%}).")
+        notes.append(f"{_plural(degraded, 'event')} ran degraded ({degraded / total:.1%}).")
     documents = report["documents"]
     if documents["never_routed"]:
         unrecordable = [n for n in documents["never_routed"] if not is_document_name(n)]
@@ -406,7 +411,7 @@ def _notes(report: dict[str, Any]) -> list[str]:
         )
     if documents["withheld_routes"]:
         notes.append(
-            f"{documents['withheld_routes']:,} routes were withheld: their names do not fit "
+            f"{_plural(documents['withheld_routes'], 'route')} withheld: their names do not fit "
             "telemetry's name rule (letters, digits and _ - . +)."
         )
     if len(report["index_fingerprints"]) > 1:
@@ -414,11 +419,11 @@ def _notes(report: dict[str, Any]) -> list[str]:
     bad = skipped["torn"] + skipped["foreign"]
     if bad:
         notes.append(
-            f"Skipped {skipped['torn']:,} torn and {skipped['foreign']:,} foreign lines."
+            f"Skipped {skipped['torn']:,} torn and {_plural(skipped['foreign'], 'foreign line')}."
         )
     if skipped["newer_schema"]:
         notes.append(
-            f"Skipped {skipped['newer_schema']:,} events from a newer schema: "
+            f"Skipped {_plural(skipped['newer_schema'], 'event')} from a newer schema: "
             "upgrade gov to read them."
         )
     return notes

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
+from types import SimpleNamespace
 
+import pytest
 from gov.core import telemetry
 from gov.core.errors import IndexLoadError, InputError
 from gov.core.telemetry import FIELDS, WITHHELD, make_event, validate_event
@@ -217,21 +218,11 @@ def test_attempt_closes_once() -> None:
 
 
 def test_result_of_reads_an_index_and_its_result() -> None:
-    class Point:
-        id = POINT
-
-    class Index:
-        names = ["deployment", "on-call"]
-        route_ms = 4.25
-        fingerprint = FP
-        operating_point = Point()
-
-    class Result:
-        names = ["on-call", "stranger"]
-        degraded = None
-
+    index = SimpleNamespace(names=["deployment", "on-call"], route_ms=4.25, fingerprint=FP,
+                            operating_point=SimpleNamespace(id=POINT))
+    result = SimpleNamespace(names=["on-call", "stranger"], degraded=None)
     t = telemetry.attempt("hook")
-    t.result_of(Index(), Result())
+    t.result_of(index, result)
     event = _close(t)
     assert event["routes"] == ["on-call", WITHHELD]
     assert (event["route_ms"], event["corpus_size"], event["index_fingerprint"],

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import orjson
 import pytest
-
 from gov.core import telemetry
 from gov.core.telemetry_report import (
     BINS,
@@ -18,43 +16,19 @@ from gov.core.telemetry_report import (
     summarize,
 )
 
-DAY1 = 1_764_547_200.0  # 2025-12-01T00:00:00Z
-DAY2 = DAY1 + 86_400
 CORPUS = ["deployment", "on-call", "incident-response", "testing", "code-review"]
+DAY1 = 1_764_547_200.0  # 2025-12-01T00:00:00Z
 FP = "f" * 64
 
 
-def _event(ts: float, outcome: str, delivered: float, route: float | None,
-           **fields: Any) -> bytes:
-    event = telemetry.make_event(outcome=outcome, adapter=fields.pop("adapter", "hook"),  # type: ignore[arg-type]
-                                 ts=ts, delivered_ms=delivered, route_ms=route,
-                                 index_fingerprint=FP, **fields)
+def _event(ts: float, outcome: str, delivered: float, route: float | None) -> bytes:
+    event = telemetry.make_event(outcome=outcome, adapter="hook", ts=ts,  # type: ignore[arg-type]
+                                 delivered_ms=delivered, route_ms=route)
     return orjson.dumps(event) + b"\n"
 
 
-def known_log() -> list[bytes]:
-    """10 events over 2 days, plus 1 torn, 2 foreign, 1 newer-schema and 1 blank line."""
-    return [
-        _event(DAY1 + 10, "routed", 10, 2, routes=["deployment"]),
-        _event(DAY1 + 20, "routed", 20, 4, routes=["deployment", "on-call"], adapter="cli"),
-        b'{"ts":"2025-12-01T00:00:25.000Z","v":1,"outcome":"rou\n',  # torn
-        _event(DAY1 + 30, "abstained", 30, 3),
-        _event(DAY1 + 40, "failed", 40, None, failure_class="index_load"),
-        b'{"hello": "another program"}\n',  # foreign
-        b"[1, 2, 3]\n",  # foreign
-        b"\n",
-        _event(DAY2 + 10, "routed", 50, 5, routes=["on-call"]),
-        _event(DAY2 + 20, "routed", 60, 6, routes=["deployment"], adapter="mcp"),
-        _event(DAY2 + 30, "abstained", 70, 7),
-        _event(DAY2 + 40, "failed", 80, None, failure_class="route", degraded=True),
-        b'{"ts":"2025-12-02T00:00:45.000Z","v":2,"outcome":"routed"}\n',  # newer schema
-        _event(DAY2 + 50, "routed", 90, 9, routes=["incident-response"], degraded=True),
-        _event(DAY2 + 60, "abstained", 100, 10),
-    ]
-
-
-def test_counts_and_shares() -> None:
-    report = summarize(known_log())
+def test_counts_and_shares(known_log: list[bytes]) -> None:
+    report = summarize(known_log)
     assert report["events"] == 10
     assert report["first"] == "2025-12-01T00:00:10.000Z"
     assert report["last"] == "2025-12-02T00:01:00.000Z"
@@ -72,14 +46,14 @@ def test_counts_and_shares() -> None:
     assert report["index_fingerprints"] == {FP: 10}
 
 
-def test_torn_and_foreign_lines_are_counted_and_skipped() -> None:
-    assert summarize(known_log())["skipped_lines"] == {
+def test_torn_and_foreign_lines_are_counted_and_skipped(known_log: list[bytes]) -> None:
+    assert summarize(known_log)["skipped_lines"] == {
         "torn": 1, "foreign": 2, "newer_schema": 1, "before_since": 0,
     }
 
 
-def test_latency_percentiles_within_the_bin_error() -> None:
-    latency = summarize(known_log())["latency_ms"]
+def test_latency_percentiles_within_the_bin_error(known_log: list[bytes]) -> None:
+    latency = summarize(known_log)["latency_ms"]
     delivered, warm = latency["delivered"], latency["warm_route"]
     # Nearest rank over 10, 20, ..., 100: p50 is the 5th, p90 the 9th, p99 the 10th.
     for got, want in ((delivered["p50"], 50), (delivered["p90"], 90), (delivered["p99"], 100)):
@@ -90,8 +64,8 @@ def test_latency_percentiles_within_the_bin_error() -> None:
     assert latency["warm_share_of_delivered_p50"] == pytest.approx(0.1, rel=0.03)
 
 
-def test_documents_routed_and_never_routed() -> None:
-    documents = summarize(known_log(), names=CORPUS)["documents"]
+def test_documents_routed_and_never_routed(known_log: list[bytes]) -> None:
+    documents = summarize(known_log, names=CORPUS)["documents"]
     assert documents["routed_at_least_once"] == 3
     assert documents["corpus_size"] == 5
     assert [(d["name"], d["count"]) for d in documents["top"]] == [
@@ -101,27 +75,27 @@ def test_documents_routed_and_never_routed() -> None:
     assert documents["not_in_corpus"] == []
 
 
-def test_without_a_corpus_there_is_no_never_routed_list() -> None:
-    documents = summarize(known_log())["documents"]
+def test_without_a_corpus_there_is_no_never_routed_list(known_log: list[bytes]) -> None:
+    documents = summarize(known_log)["documents"]
     assert documents["never_routed"] is None and documents["routed_at_least_once"] == 3
 
 
-def test_names_missing_from_the_corpus_are_reported() -> None:
-    documents = summarize(known_log(), names=["deployment", "testing"])["documents"]
+def test_names_missing_from_the_corpus_are_reported(known_log: list[bytes]) -> None:
+    documents = summarize(known_log, names=["deployment", "testing"])["documents"]
     assert documents["not_in_corpus"] == ["on-call", "incident-response"]
     assert documents["never_routed"] == ["testing"]
     assert documents["routed_at_least_once"] == 1
 
 
-def test_per_day_counts() -> None:
-    assert summarize(known_log())["days"] == [
+def test_per_day_counts(known_log: list[bytes]) -> None:
+    assert summarize(known_log)["days"] == [
         {"day": "2025-12-01", "routed": 2, "abstained": 1, "failed": 1},
         {"day": "2025-12-02", "routed": 3, "abstained": 2, "failed": 1},
     ]
 
 
-def test_since_keeps_later_events_only() -> None:
-    report = summarize(known_log(), since=parse_since("2025-12-02"))
+def test_since_keeps_later_events_only(known_log: list[bytes]) -> None:
+    report = summarize(known_log, since=parse_since("2025-12-02"))
     assert report["events"] == 6
     assert report["skipped_lines"]["before_since"] == 4
     assert [d["day"] for d in report["days"]] == ["2025-12-02"]
@@ -152,8 +126,8 @@ def test_only_abstentions_are_called_out() -> None:
     assert any(note.startswith("Nothing was routed in 20 events") for note in notes)
 
 
-def test_the_report_is_json_serializable() -> None:
-    report = summarize(known_log(), names=CORPUS)
+def test_the_report_is_json_serializable(known_log: list[bytes]) -> None:
+    report = summarize(known_log, names=CORPUS)
     assert orjson.loads(orjson.dumps(report)) == report
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 import pytest
-
 from gov.core import telemetry
 from gov.core.telemetry_report import summarize
 
