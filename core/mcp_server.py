@@ -1,0 +1,314 @@
+"""The MCP stdio server: routing, whole documents and task cards as tools an agent can call.
+
+Tools: ``route_policies`` (at most two names with score and evidence, never rule text),
+``get_policy`` (a whole document, by a name the index holds), ``create_card``,
+``validate_card`` and ``verify_card``. Every tool publishes an ``outputSchema`` and
+answers with ``structuredContent``, so a client can rely on the shape.
+
+No path a client sends ever reaches the file system: documents are looked up by exact
+name in the index, and their text comes from the index file loaded at start-up; a card
+contract is one of the built-in ones, named. The ``mcp`` SDK is imported only when a
+server is built, so ``gov`` installs and runs without the ``gov[mcp]`` extra.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import orjson
+from gov.core import __version__, telemetry
+from gov.core.cards.build import build_card
+from gov.core.cards.contracts import builtin_contract
+from gov.core.cards.schema import Problem, card_schema
+from gov.core.cards.validate import CardInvalid, check_card
+from gov.core.cards.verify import verify
+from gov.core.errors import GovError, InputError
+from pydantic import BaseModel, Field, WithJsonSchema
+
+if TYPE_CHECKING:
+    from gov.core.index import Index
+
+SERVER_NAME = "gov"
+MAX_ROUTES = 2
+WARM_UP_PROMPT = "roll back the release that is failing in production"
+INSTRUCTIONS = (
+    "Call route_policies with the user's prompt at the start of each turn. It names at most "
+    "two policy documents that govern the turn, or none. Read each named document in full "
+    "with get_policy and follow it. Report back with a task card: create_card builds one, "
+    "validate_card and verify_card check one."
+)
+
+
+class PolicyNotFound(GovError):
+    """A document name the index does not hold; the message lists the ones it does."""
+
+    exit_code = 1
+    failure_class = "input"
+
+
+def _card_json_schema() -> dict[str, Any]:
+    # The card schema as a nested property: the root-only keywords do not belong there.
+    return {k: v for k, v in card_schema().items() if k not in ("$schema", "$id")}
+
+
+CardObject = Annotated[dict[str, Any], WithJsonSchema(_card_json_schema())]
+
+
+class RouteOut(BaseModel):
+    """One routed document: its name, the fused score that ordered it, the evidence."""
+
+    name: str
+    score: float
+    why: str
+
+
+class RoutePoliciesOut(BaseModel):
+    routes: list[RouteOut] = Field(max_length=MAX_ROUTES)
+    degraded: bool = Field(description="true when routing fell back to words alone")
+
+
+class PolicyOut(BaseModel):
+    name: str
+    text: str = Field(description="the whole document, as indexed")
+
+
+class ProblemOut(BaseModel):
+    path: str
+    rule: str
+    message: str
+
+
+class CreateCardOut(BaseModel):
+    card: CardObject
+
+
+class ValidateCardOut(BaseModel):
+    valid: bool
+    errors: list[ProblemOut]
+    card: CardObject | None = Field(description="the card as parsed, when valid")
+
+
+class VerificationOut(BaseModel):
+    contract_id: str
+    passed: bool
+    hard_failures: list[str]
+    soft_failures: list[str]
+    checks_passed: list[str]
+    adjusted_confidence: float
+    confidence_delta: float
+    summary: str
+
+
+class VerifyCardOut(BaseModel):
+    valid: bool = Field(description="false when the card is not a valid card; errors say why")
+    errors: list[ProblemOut]
+    verification: VerificationOut | None = Field(description="the verdict, for a valid card")
+
+
+def _problems(problems: list[Problem]) -> list[ProblemOut]:
+    return [ProblemOut(**problem.to_json()) for problem in problems]
+
+
+def _card_value(card: dict[str, Any] | str) -> Any:
+    """A card given as an object, or as JSON text (some clients can only send strings)."""
+    if isinstance(card, str):
+        try:
+            return orjson.loads(card)
+        except orjson.JSONDecodeError as exc:
+            return _NotJson(str(exc))
+    return card
+
+
+class _NotJson:
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _checked(card: dict[str, Any] | str) -> tuple[Any, list[ProblemOut]]:
+    value = _card_value(card)
+    if isinstance(value, _NotJson):
+        return None, [ProblemOut(path="$", rule="json", message=f"not valid JSON: {value.reason}")]
+    parsed, problems = check_card(value)
+    return parsed, _problems(problems)
+
+
+class PolicyTools:
+    """What the tools do, without the protocol: one loaded, warmed index and the card library."""
+
+    def __init__(self, index: Index, *, warm: bool = True) -> None:
+        self.index = index
+        self._names = frozenset(index.names)
+        if warm:
+            # Load the embedding model and touch every routing path before the first request.
+            index.route(WARM_UP_PROMPT)
+
+    def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
+        """Route one prompt; one telemetry event, timed from ``received``."""
+        with telemetry.attempt("mcp", start=received) as attempt:
+            result = self.index.route(prompt)
+            routes = [route for route in result.routes if route.dependency_of is None]
+            routes = routes[:MAX_ROUTES]
+            attempt.result([route.name for route in routes], route_ms=self.index.route_ms,
+                           degraded=result.degraded, corpus_size=len(self._names),
+                           index_fingerprint=self.index.fingerprint,
+                           operating_point_id=getattr(self.index.operating_point, "id", None),
+                           known=self._names)
+            return RoutePoliciesOut(
+                routes=[RouteOut(name=r.name, score=round(r.score, 6), why=r.why) for r in routes],
+                degraded=result.degraded is not None,
+            )
+
+    def get_policy(self, name: str) -> PolicyOut:
+        """The whole document named ``name``; only names in the index, matched exactly."""
+        if name not in self._names:
+            valid = ", ".join(sorted(self._names))
+            raise PolicyNotFound(f"no policy named {name!r}; valid names: {valid}")
+        return PolicyOut(name=name, text=self.index.text(name))
+
+    def create_card(self, fields: dict[str, Any]) -> CreateCardOut:
+        try:
+            card = build_card({k: v for k, v in fields.items() if v is not None})
+        except CardInvalid as exc:
+            raise InputError("not a valid card: " + "; ".join(map(str, exc.problems))) from None
+        return CreateCardOut(card=card.to_json())
+
+    def validate_card(self, card: dict[str, Any] | str) -> ValidateCardOut:
+        parsed, errors = _checked(card)
+        return ValidateCardOut(valid=parsed is not None, errors=errors,
+                               card=parsed.to_json() if parsed is not None else None)
+
+    def verify_card(self, card: dict[str, Any] | str, contract: str = "default",
+                    strict: bool = False) -> VerifyCardOut:
+        chosen = builtin_contract(contract)  # by name only: never a path
+        parsed, errors = _checked(card)
+        if parsed is None:
+            return VerifyCardOut(valid=False, errors=errors, verification=None)
+        verdict = verify(parsed, chosen, strict=strict)
+        return VerifyCardOut(valid=True, errors=[],
+                             verification=VerificationOut(**verdict.to_json()))
+
+
+def available() -> bool:
+    """Whether the ``mcp`` SDK can be imported (the ``gov[mcp]`` extra)."""
+    try:
+        importlib.import_module("mcp")
+    except ImportError:
+        return False
+    return True
+
+
+def _sdk() -> tuple[Any, type[Exception]]:
+    """The server class and its tool-error type: ``MCPServer`` in SDK 2, ``FastMCP`` in 1."""
+    try:
+        server = importlib.import_module("mcp.server.mcpserver")
+        errors = importlib.import_module("mcp.server.mcpserver.exceptions")
+        return server.MCPServer, errors.ToolError
+    except ImportError:
+        server = importlib.import_module("mcp.server.fastmcp")
+        errors = importlib.import_module("mcp.server.fastmcp.exceptions")
+        return server.FastMCP, errors.ToolError
+
+
+DESCRIPTIONS = {
+    "route_policies": (
+        "Name the policy documents (at most two) that govern this prompt, or none. Returns "
+        "names, scores and the matching evidence, never rule text: read a named document "
+        "with get_policy."
+    ),
+    "get_policy": (
+        "The whole text of one policy document, by the name route_policies gave. Only "
+        "names in the index are served; any other name is an error listing the valid ones."
+    ),
+    "create_card": (
+        "Build a task card from its fields, filling in schema version, timestamp, confidence "
+        "and memory suggestion by card type. A field that breaks a rule is an error naming it."
+    ),
+    "validate_card": (
+        "Check that a task card is valid against the card schema. Returns valid and, when "
+        "it is not, every problem with its field path and the rule it breaks."
+    ),
+    "verify_card": (
+        "Validate a task card, then run a verification contract's checks on it: whether it "
+        "passed, which checks failed, and its confidence adjusted by the failures."
+    ),
+}
+CardType = Literal["RESULT", "ERROR", "PLAN", "PATCH", "NOTE"]
+ContractName = Literal["default", "extended"]
+CardInput = Annotated[
+    dict[str, Any] | str,
+    Field(description="the card: a JSON object, or its JSON text"),
+]
+
+
+def build_server(tools: PolicyTools) -> Any:
+    """An MCP server with the five tools; errors a client can fix come back as tool errors."""
+    server_class, tool_error = _sdk()
+    # WARNING: the SDK would otherwise log every request at INFO on stderr.
+    options: dict[str, Any] = {"instructions": INSTRUCTIONS, "log_level": "WARNING"}
+    try:
+        server = server_class(SERVER_NAME, version=__version__, **options)
+    except TypeError:  # SDK 1 takes no version
+        server = server_class(SERVER_NAME, **options)
+
+    def fix(exc: GovError) -> Exception:
+        return tool_error(str(exc))
+
+    async def route_policies(prompt: str) -> RoutePoliciesOut:
+        received = time.perf_counter()
+        return tools.route_policies(prompt, received)
+
+    async def get_policy(name: str) -> PolicyOut:
+        try:
+            return tools.get_policy(name)
+        except GovError as exc:
+            raise fix(exc) from None
+
+    async def create_card(
+        card_type: CardType,
+        task_id: str,
+        source_agent: str,
+        objective: str,
+        outcome: str,
+        key_facts: list[str] | None = None,
+        actions_taken: list[str] | None = None,
+        next_actions: list[str] | None = None,
+        artifacts: list[str] | None = None,
+        confidence: float | None = None,
+        memory_suggestion: dict[str, Any] | None = None,
+        timestamp: str | None = None,
+    ) -> CreateCardOut:
+        fields = {
+            "card_type": card_type, "task_id": task_id, "source_agent": source_agent,
+            "objective": objective, "outcome": outcome, "key_facts": key_facts,
+            "actions_taken": actions_taken, "next_actions": next_actions,
+            "artifacts": artifacts, "confidence": confidence,
+            "memory_suggestion": memory_suggestion, "timestamp": timestamp,
+        }
+        try:
+            return tools.create_card(fields)
+        except GovError as exc:
+            raise fix(exc) from None
+
+    async def validate_card(card: CardInput) -> ValidateCardOut:
+        return tools.validate_card(card)
+
+    async def verify_card(card: CardInput, contract: ContractName = "default",
+                          strict: bool = False) -> VerifyCardOut:
+        try:
+            return tools.verify_card(card, contract, strict)
+        except GovError as exc:
+            raise fix(exc) from None
+
+    for tool in (route_policies, get_policy, create_card, validate_card, verify_card):
+        server.add_tool(tool, description=DESCRIPTIONS[tool.__name__])
+    return server
+
+
+def serve(index: Index) -> None:
+    """Warm ``index``, then answer MCP requests on stdin/stdout until the client hangs up."""
+    import anyio
+
+    server = build_server(PolicyTools(index))
+    anyio.run(server.run_stdio_async)
