@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.core.errors import InputError, UsageError
@@ -39,7 +38,9 @@ def register(app: typer.Typer) -> None:
 def eval_command(
     source: Annotated[Path | None, typer.Argument(help="Routed JSONL file (default: stdin).",
                                                   show_default=False)] = None,
-    index: Annotated[Path | None, typer.Option("--index", "-i", help="Index whose document names the labels should use.", dir_okay=False)] = None,
+    index: Annotated[Path | None, typer.Option(
+        "--index", "-i", help="Index whose document names the labels should use.",
+        dir_okay=False)] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
     color: ColorOpt = conventions.Color.auto,
     quiet: QuietOpt = False,
@@ -89,7 +90,8 @@ def eval_command(
     if out_format == "json":
         import orjson
 
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+        sys.stdout.buffer.write(orjson.dumps(data, option=options))
     else:
         _table(data)
     return 0
@@ -126,5 +128,6 @@ def _table(data: dict[str, Any]) -> None:
     if confused:
         out.print("family confusion (wrong documents routed for prompts of each family):")
         for family, info in confused.items():
-            wrong = ", ".join(f"{name} ×{count}" for name, count in list(info["wrong_routes"].items())[:5])
+            top = list(info["wrong_routes"].items())[:5]
+            wrong = ", ".join(f"{name} ×{count}" for name, count in top)
             out.print(f"  {family} ({info['rows']} prompts, top-1 {_cell(info['top1'])}): {wrong}")

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
-
 from gov.core import __version__
 from gov.core import model_bundle as bundle
 from gov.core.corpus import Corpus, FileStamp, corpus_stamps, load_corpus
@@ -30,9 +28,11 @@ from gov.core.indexfile import (
     rebuild_hint,
     write_index_file,
 )
+from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
 from gov.core.lexical import LexicalArrays, LexicalScorer, fit
 from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
 from gov.core.router import Route, RouteResult, select
+from numpy.typing import NDArray
 
 Progress = Callable[[int, int], None]
 TRIGGER, EXAMPLE, LEARNED = 0, 1, 2
@@ -237,7 +237,20 @@ def build_index(
     }
     if embeddings is not None:
         arrays["embeddings"] = embeddings
+        learned = _point_learned(point, int(embeddings.shape[1]))
+        if learned is not None:
+            # Keep what the point learned inside the index, so the index file alone routes.
+            for name, array in learned.arrays().items():
+                arrays[f"learned_{name}"] = array
     return BuiltIndex(header, arrays)
+
+
+def _point_learned(point: OperatingPoint, dim: int | None) -> LearnedArrays | None:
+    """The learned arrays of an explicit point file (``None`` when it has none)."""
+    path = point.learned_path()
+    if path is None or point.learned is None:
+        return None
+    return load_learned(path, point.learned, dim)
 
 
 @dataclass
@@ -322,10 +335,15 @@ class Index:
             self.degraded_reason = ("the index was built without embeddings" if not self.model
                                     else "lexical-only routing was requested")
         self._encoder: Any = None
-        self.operating_point = self._resolve_point(operating_point, where)
         self.learned_vectors: NDArray[np.float32] | None = None
         self.learned_doc: NDArray[np.int64] | None = None
         self.learned_texts: list[str] = []
+        self._surface_vectors = self.embeddings
+        self._surface_starts = self._starts
+        self.classifier: tuple[NDArray[np.float32], NDArray[np.float32],
+                               NDArray[np.int64]] | None = None
+        self.operating_point = self._resolve_point(operating_point, where)
+        self._apply_learned(operating_point is not None, where)
         self.route_ms: float | None = None
 
     def _array(self, name: str) -> np.ndarray:
@@ -399,6 +417,34 @@ class Index:
                 self.degraded_reason = exc.message
         return self._encoder
 
+    def _apply_learned(self, explicit: bool, where: str) -> None:
+        """Load what the point learned: from the file beside an explicit point, else the index."""
+        point = self.operating_point
+        if point.learned_surfaces is None or point.learned is None or self.embeddings is None:
+            return
+        dim = int(self.embeddings.shape[1])
+        if explicit:
+            learned = _point_learned(point, dim)
+        else:
+            stored = {name: self._array(f"learned_{name}") for name in
+                      ("vectors", "classifier_weights", "classifier_bias")
+                      if self._has_array(f"learned_{name}")}
+            if not stored:
+                return
+            learned = from_arrays(stored, point.learned, f"{where} (stored learned arrays)", dim)
+        if learned is None:
+            return
+        self.set_learned(learned.vectors, learned.names, learned.texts)
+        self.set_classifier(learned.classifier_weights, learned.classifier_bias,
+                            learned.classifier_names)
+
+    def _has_array(self, name: str) -> bool:
+        try:
+            self._array(name)
+        except (KeyError, GovError):
+            return False
+        return True
+
     def set_learned(self, vectors: NDArray[np.float32], names: Sequence[str],
                     texts: Sequence[str]) -> None:
         """Add learned example surfaces (from calibration) for the semantic scorer."""
@@ -408,21 +454,68 @@ class Index:
         self.learned_vectors = np.asarray(vectors, dtype=np.float32)
         self.learned_doc = np.array([self._position[n] for n in names], dtype=np.int64)
         self.learned_texts = list(texts)
+        if self.embeddings is None:
+            return
+        # One matrix of every surface grouped by document: one product and one reduceat.
+        owners = np.concatenate([self.surface_doc.astype(np.int64), self.learned_doc])
+        order = np.argsort(owners, kind="stable")
+        self._surface_vectors = np.ascontiguousarray(
+            np.vstack([self.embeddings, self.learned_vectors])[order])
+        counts = np.bincount(owners, minlength=len(self.documents))
+        self._surface_starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+
+    def set_classifier(self, weights: NDArray[np.float32], bias: NDArray[np.float32],
+                       names: Sequence[str]) -> None:
+        """Add the learned classifier; documents it does not know get probability 0."""
+        unknown = [name for name in names if name not in self._position]
+        if unknown:
+            raise IndexLoadError(f"the learned classifier names documents not in the index: "
+                                 f"{unknown[:3]}")
+        if not len(names):
+            self.classifier = None
+            return
+        columns = np.array([self._position[n] for n in names], dtype=np.int64)
+        self.classifier = (np.asarray(weights, dtype=np.float32),
+                           np.asarray(bias, dtype=np.float32), columns)
+
+    def learned_scores(self, vectors: NDArray[np.float32]) -> NDArray[np.float64] | None:
+        """The learned classifier's probability per document: shape (queries, documents)."""
+        if self.classifier is None:
+            return None
+        weights, bias, columns = self.classifier
+        probabilities = softmax_rows(vectors @ weights.T + bias)
+        out = np.zeros((vectors.shape[0], len(self.documents)), dtype=np.float64)
+        out[:, columns] = probabilities
+        return out
+
+    def score_many(self, prompts: Sequence[str]) -> tuple[
+        NDArray[np.float64], NDArray[np.float32] | None, NDArray[np.float32] | None
+    ]:
+        """Score prompts once for calibration: lexical and semantic per document, the vectors."""
+        vectors = self.embed(prompts) if self.degraded is None else None
+        lexical = np.zeros((len(prompts), len(self.documents)), dtype=np.float64)
+        for row, prompt in enumerate(prompts):
+            lexical[row] = self.lexical_scores(prompt)
+        semantic = self.semantic_scores(vectors) if vectors is not None else None
+        return lexical, semantic, vectors
 
     def lexical_scores(self, prompt: str) -> NDArray[np.float64]:
         rows = self.lexical.scores(prompt)
         return np.maximum.reduceat(rows, self._starts) if rows.size else rows
 
-    def semantic_scores(self, vectors: NDArray[np.float32]) -> NDArray[np.float32]:
-        """Per-document best cosine for each query vector: shape (queries, documents)."""
+    def semantic_scores(self, vectors: NDArray[np.float32],
+                        learned: bool = True) -> NDArray[np.float32]:
+        """Per-document best cosine for each query vector: shape (queries, documents).
+
+        Learned surfaces count unless ``learned`` is false (calibration scores without them
+        and adds each fold's own).
+        """
         assert self.embeddings is not None
+        if learned and self._surface_vectors is not None:
+            sims = vectors @ self._surface_vectors.T
+            return np.maximum.reduceat(sims, self._surface_starts, axis=1)
         sims = vectors @ self.embeddings.T
-        per_doc = np.maximum.reduceat(sims, self._starts, axis=1)
-        if self.learned_vectors is not None and self.learned_doc is not None:
-            learned = vectors @ self.learned_vectors.T
-            for column, doc in enumerate(self.learned_doc):
-                np.maximum(per_doc[:, doc], learned[:, column], out=per_doc[:, doc])
-        return per_doc
+        return np.maximum.reduceat(sims, self._starts, axis=1)
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
         encoder = self.encoder()
@@ -444,17 +537,21 @@ class Index:
         started = time.perf_counter()
         vectors = self.embed(prompts) if self.degraded is None else None
         semantic = self.semantic_scores(vectors) if vectors is not None else None
+        learned = self.learned_scores(vectors) if vectors is not None else None
         results = []
         for row, prompt in enumerate(prompts):
             lexical = self.lexical_scores(prompt)
             sem = semantic[row] if semantic is not None else None
-            results.append(self._routes(prompt, lexical, sem, vectors[row] if vectors is not None else None))
+            results.append(self._routes(prompt, lexical, sem,
+                                        vectors[row] if vectors is not None else None,
+                                        learned[row] if learned is not None else None))
         self.route_ms = (time.perf_counter() - started) * 1000.0
         return results
 
     def _routes(self, prompt: str, lexical: NDArray[np.float64],
-                semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None) -> RouteResult:
-        chosen, confidence = select(lexical, semantic, self.operating_point)
+                semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
+                learned: NDArray[np.float64] | None = None) -> RouteResult:
+        chosen, confidence = select(lexical, semantic, self.operating_point, learned)
         routes = [
             Route(self.names[c.doc], c.fused, c.lexical, c.semantic,
                   self._why(prompt, c.doc, c.lexical is not None, c.semantic is not None, vector))

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from gov.core.atomic import write_bytes_atomic
 from gov.core.errors import OperatingPointError
 
@@ -43,14 +42,21 @@ class OperatingPoint:
     expand_dependencies: bool = False
     # Name of a pickle-free array file beside the point with learned example surfaces.
     learned_surfaces: str | None = None
+    # "rrf" (reciprocal-rank fusion, oiax's design) or "weighted" (a weighted sum of scores).
+    fusion: str = "rrf"
+    # Weight of the learned classifier's probability in the fusion (0: not used).
+    learned_weight: float = 0.0
     model_id: str | None = None
+    # What the array file holds: the learned surfaces' documents and texts, the classifier's
+    # documents, the file's sha256 (``LearnedInfo`` checks it).
+    learned: dict[str, Any] | None = field(default=None, compare=False)
     provenance: dict[str, Any] = field(default_factory=dict, compare=False)
     source: str | None = field(default=None, compare=False)
 
     PARAMETERS = (
         "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
-        "learned_surfaces",
+        "learned_surfaces", "fusion", "learned_weight",
     )
 
     def params(self) -> dict[str, Any]:
@@ -68,17 +74,27 @@ class OperatingPoint:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "gov_operating_point": FILE_FORMAT,
             "id": self.id,
             "model_id": self.model_id,
             "params": self.params(),
             "provenance": self.provenance,
         }
+        if self.learned is not None:
+            out["learned"] = self.learned
+        return out
+
+    def learned_path(self) -> Path | None:
+        """The array file beside the point file, when the point has learned arrays."""
+        if self.learned_surfaces is None or self.source is None or self.source == "default":
+            return None
+        return Path(self.source).parent / self.learned_surfaces
 
 
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
-                  "semantic_weight", "second_ratio"}
+                  "semantic_weight", "second_ratio", "learned_weight"}
+FUSIONS = ("rrf", "weighted")
 
 
 def _check_param(name: str, value: Any, where: str) -> Any:
@@ -119,7 +135,31 @@ def _check_param(name: str, value: Any, where: str) -> Any:
         if not isinstance(value, str) or "/" in value or "\\" in value or value.startswith("."):
             raise bad("must be null or a file name beside the point")
         return value
+    if name == "fusion":
+        if value not in FUSIONS:
+            raise bad(f"must be one of {', '.join(FUSIONS)}")
+        return value
     raise bad("is not a known parameter")
+
+
+def _check_learned(value: Any, where: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+
+    def bad(rule: str) -> OperatingPointError:
+        return OperatingPointError(f"{where}: field 'learned' {rule}")
+
+    if not isinstance(value, dict):
+        raise bad("must be an object")
+    for key in ("names", "texts", "classifier_names"):
+        items = value.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+            raise bad(f"{key} must be a list of strings")
+    if len(value.get("names", [])) != len(value.get("texts", [])):
+        raise bad("names and texts must have the same length")
+    if not isinstance(value.get("sha256"), str):
+        raise bad("sha256 must be the array file's sha256")
+    return value
 
 
 def from_json(data: Any, where: str) -> OperatingPoint:
@@ -128,7 +168,8 @@ def from_json(data: Any, where: str) -> OperatingPoint:
         raise OperatingPointError(f"{where}: an operating point is a JSON object")
     if data.get("gov_operating_point") != FILE_FORMAT:
         raise OperatingPointError(
-            f"{where}: field 'gov_operating_point' must be {FILE_FORMAT} (is this an operating point?)"
+            f"{where}: field 'gov_operating_point' must be {FILE_FORMAT} "
+            "(is this an operating point?)"
         )
     params = data.get("params")
     if not isinstance(params, dict):
@@ -145,7 +186,13 @@ def from_json(data: Any, where: str) -> OperatingPoint:
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise OperatingPointError(f"{where}: field 'provenance' must be an object")
-    return OperatingPoint(**checked, model_id=model_id, provenance=provenance, source=where)
+    learned = _check_learned(data.get("learned"), where)
+    if checked.get("learned_surfaces") and learned is None:
+        raise OperatingPointError(
+            f"{where}: field 'learned' is missing (params.learned_surfaces names an array file)"
+        )
+    return OperatingPoint(**checked, model_id=model_id, provenance=provenance, source=where,
+                          learned=learned)
 
 
 def load_operating_point(path: str | os.PathLike[str]) -> OperatingPoint:
@@ -156,7 +203,8 @@ def load_operating_point(path: str | os.PathLike[str]) -> OperatingPoint:
     except FileNotFoundError:
         raise OperatingPointError(f"{shown}: operating point file not found") from None
     except OSError as exc:
-        raise OperatingPointError(f"{shown}: cannot read the operating point: {exc.strerror or exc}") from None
+        raise OperatingPointError(
+            f"{shown}: cannot read the operating point: {exc.strerror or exc}") from None
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

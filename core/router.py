@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
-
 from gov.core.operating_point import OperatingPoint
+from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
 
@@ -67,30 +66,43 @@ class Candidate:
     semantic: float | None
 
 
-def _rank_contribution(scores: FloatArray, floor: float, k: float, weight: float,
-                       fused: FloatArray) -> NDArray[np.bool_]:
-    admitted = (scores >= floor) & (scores > 0.0)
+def _rank_contribution(scores: FloatArray, admitted: NDArray[np.bool_], k: float, weight: float,
+                       fused: FloatArray) -> None:
     if weight <= 0.0 or not admitted.any():
-        return admitted
+        return
     indices = np.flatnonzero(admitted)
     order = indices[np.argsort(-scores[indices], kind="stable")]
     fused[order] += weight / (k + np.arange(1, order.size + 1, dtype=np.float64))
-    return admitted
 
 
-def confidence_features(lexical: FloatArray, semantic: FloatArray | None, top: int) -> list[float]:
-    """Features of "the top route is right": its scores and its margins over the rest."""
+FEATURES = ("semantic_top", "semantic_margin", "lexical_top", "lexical_margin", "learned_top",
+            "learned_margin", "fused_top", "fused_margin")
 
-    def margin(scores: FloatArray) -> float:
-        if scores.size < 2:
-            return float(scores[top])
-        others = np.delete(scores, top)
-        return float(scores[top] - others.max())
 
-    lex_top = float(lexical[top])
-    sem_top = float(semantic[top]) if semantic is not None else 0.0
-    sem_margin = margin(semantic) if semantic is not None else 0.0
-    return [sem_top, sem_margin, lex_top, margin(lexical)]
+def _margin(scores: FloatArray | None, top: int) -> tuple[float, float]:
+    if scores is None:
+        return 0.0, 0.0
+    value = float(scores[top])
+    if scores.size < 2:
+        return value, value
+    others = np.delete(scores, top)
+    return value, value - float(others.max())
+
+
+def confidence_features(lexical: FloatArray, semantic: FloatArray | None, top: int,
+                        learned: FloatArray | None = None,
+                        fused: FloatArray | None = None) -> list[float]:
+    """Features of "the top route is right": each signal's top score and margin over the rest.
+
+    The order is fixed (``FEATURES``) and only ever extended at the end, so a point with
+    fewer confidence weights than features keeps its meaning.
+    """
+    sem_top, sem_margin = _margin(semantic, top)
+    lex_top, lex_margin = _margin(lexical, top)
+    head_top, head_margin = _margin(learned, top)
+    fused_top, fused_margin = _margin(fused, top)
+    return [sem_top, sem_margin, lex_top, lex_margin, head_top, head_margin, fused_top,
+            fused_margin]
 
 
 def logistic(weights: tuple[float, ...], features: list[float]) -> float:
@@ -100,31 +112,81 @@ def logistic(weights: tuple[float, ...], features: list[float]) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def select(
-    lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint
-) -> tuple[list[Candidate], float | None]:
-    """Pick at most ``top_k`` documents, or none; also return the calibrated confidence."""
-    fused = np.zeros(lexical.shape[0], dtype=np.float64)
-    lex_ok = _rank_contribution(lexical, point.lexical_floor, point.rrf_k,
-                                point.lexical_weight, fused)
+Admitted = NDArray[np.bool_]
+
+
+def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+         learned: FloatArray | None = None) -> tuple[FloatArray, Admitted, Admitted]:
+    """Fused score per document (0 where no floor admits it), and what each floor admitted.
+
+    A document is a candidate when its lexical or semantic score clears its floor. RRF adds
+    ``weight / (k + rank)`` per signal over the documents that signal admitted (the learned
+    classifier ranks the admitted documents); weighted fusion adds ``weight * score``.
+    """
+    lex_ok = (lexical >= point.lexical_floor) & (lexical > 0.0)
     if semantic is not None:
-        sem = semantic.astype(np.float64, copy=False)
-        sem_ok = _rank_contribution(sem, point.semantic_floor, point.rrf_k,
-                                    point.semantic_weight, fused)
+        sem_ok = (semantic >= point.semantic_floor) & (semantic > 0.0)
     else:
-        sem = None
         sem_ok = np.zeros_like(lex_ok)
+    admitted = lex_ok | sem_ok
+    fused = np.zeros(lexical.shape[0], dtype=np.float64)
+    use_learned = learned is not None and point.learned_weight > 0.0
+    if point.fusion == "weighted":
+        if point.lexical_weight > 0.0:
+            fused += point.lexical_weight * lexical
+        if semantic is not None and point.semantic_weight > 0.0:
+            fused += point.semantic_weight * semantic
+        if use_learned:
+            assert learned is not None
+            fused += point.learned_weight * learned
+        fused[~admitted] = 0.0
+        # A candidate keeps a positive score so "0 means not a candidate" stays true.
+        fused[admitted] = np.maximum(fused[admitted], 1e-12)
+        return fused, lex_ok, sem_ok
+    if point.lexical_weight > 0.0:
+        _rank_contribution(lexical, lex_ok, point.rrf_k, point.lexical_weight, fused)
+    if semantic is not None and point.semantic_weight > 0.0:
+        _rank_contribution(semantic, sem_ok, point.rrf_k, point.semantic_weight, fused)
+    if use_learned:
+        assert learned is not None
+        _rank_contribution(learned, admitted, point.rrf_k, point.learned_weight, fused)
+    return fused, lex_ok, sem_ok
+
+
+def ranked(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+           learned: FloatArray | None = None
+           ) -> tuple[NDArray[np.intp], FloatArray, NDArray[np.bool_], NDArray[np.bool_],
+                      float | None]:
+    """Candidates best first, the fused scores, the floors' admissions, the confidence."""
+    sem = semantic.astype(np.float64, copy=False) if semantic is not None else None
+    fused, lex_ok, sem_ok = fuse(lexical, sem, point, learned)
     candidates = np.flatnonzero(fused > 0.0)
     if candidates.size == 0:
-        return [], None
+        return candidates, fused, lex_ok, sem_ok, None
     tiebreak = sem[candidates] if sem is not None else lexical[candidates]
     order = candidates[np.lexsort((-tiebreak, -fused[candidates]))]
-    top = int(order[0])
     confidence = None
     if point.confidence_weights:
-        confidence = logistic(point.confidence_weights, confidence_features(lexical, sem, top))
-        if point.min_confidence is not None and confidence < point.min_confidence:
-            return [], confidence
+        features = confidence_features(lexical, sem, int(order[0]), learned, fused)
+        confidence = logistic(point.confidence_weights, features)
+    return order, fused, lex_ok, sem_ok, confidence
+
+
+def select(
+    lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+    learned: FloatArray | None = None,
+) -> tuple[list[Candidate], float | None]:
+    """Pick at most ``top_k`` documents, or none; also return the calibrated confidence.
+
+    ``learned`` is the learned classifier's probability per document, when the point
+    carries one (``gov calibrate --learn``).
+    """
+    order, fused, lex_ok, sem_ok, confidence = ranked(lexical, semantic, point, learned)
+    if order.size == 0:
+        return [], None
+    if (confidence is not None and point.min_confidence is not None
+            and confidence < point.min_confidence):
+        return [], confidence
     chosen: list[Candidate] = []
     for doc in order[: point.top_k]:
         index = int(doc)
@@ -135,7 +197,7 @@ def select(
                 doc=index,
                 fused=float(fused[index]),
                 lexical=float(lexical[index]) if lex_ok[index] else None,
-                semantic=float(sem[index]) if sem is not None and sem_ok[index] else None,
+                semantic=float(semantic[index]) if semantic is not None and sem_ok[index] else None,
             )
         )
     return chosen, confidence

@@ -1,0 +1,116 @@
+"""What calibration learned from labelled prompts, as arrays beside the operating point.
+
+``gov calibrate --learn`` keeps two things: the labelled positives' embeddings, routed to
+as further example surfaces of their documents (nearest neighbours), and a linear
+classifier over embeddings (one weight row and bias per document, fitted with
+scikit-learn, applied here as a matrix product and a softmax). The arrays live in an
+``.npz`` file read with ``allow_pickle=False``; the point's JSON names the file, its
+sha256, and the documents and texts the rows belong to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gov.core.atomic import write_bytes_atomic
+from gov.core.errors import OperatingPointError
+from numpy.typing import NDArray
+
+ARRAYS = ("vectors", "classifier_weights", "classifier_bias")
+
+
+@dataclass
+class LearnedArrays:
+    """Learned surfaces (rows of ``vectors``, one per name) and the classifier."""
+
+    vectors: NDArray[np.float32]
+    names: list[str]
+    texts: list[str]
+    classifier_weights: NDArray[np.float32]
+    classifier_bias: NDArray[np.float32]
+    classifier_names: list[str]
+
+    def arrays(self) -> dict[str, NDArray[np.float32]]:
+        return {"vectors": self.vectors, "classifier_weights": self.classifier_weights,
+                "classifier_bias": self.classifier_bias}
+
+    def info(self, sha256: str) -> dict[str, Any]:
+        """The JSON half: what each array row belongs to."""
+        return {"names": self.names, "texts": self.texts,
+                "classifier_names": self.classifier_names, "sha256": sha256}
+
+
+def encode(learned: LearnedArrays) -> bytes:
+    buffer = io.BytesIO()
+    arrays = learned.arrays()
+    np.savez(buffer, vectors=arrays["vectors"], classifier_weights=arrays["classifier_weights"],
+             classifier_bias=arrays["classifier_bias"])
+    return buffer.getvalue()
+
+
+def save_learned(learned: LearnedArrays, path: str | os.PathLike[str]) -> str:
+    """Write the array file atomically; return its sha256 for the point's JSON."""
+    data = encode(learned)
+    write_bytes_atomic(path, data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def from_arrays(arrays: dict[str, Any], info: dict[str, Any], where: str,
+                dim: int | None = None) -> LearnedArrays:
+    """Check the arrays against the JSON half; every mismatch names the file and the field."""
+    try:
+        vectors = np.asarray(arrays["vectors"], dtype=np.float32)
+        weights = np.asarray(arrays["classifier_weights"], dtype=np.float32)
+        bias = np.asarray(arrays["classifier_bias"], dtype=np.float32)
+    except KeyError as exc:
+        raise OperatingPointError(f"{where}: array {exc.args[0]!r} is missing") from None
+    names = list(info.get("names", []))
+    texts = list(info.get("texts", []))
+    classifier_names = list(info.get("classifier_names", []))
+    if vectors.ndim != 2 or vectors.shape[0] != len(names):
+        raise OperatingPointError(f"{where}: 'vectors' has {vectors.shape[0]} rows, "
+                                  f"learned.names lists {len(names)}")
+    if weights.ndim != 2 or weights.shape[0] != len(classifier_names) or bias.shape != (
+        len(classifier_names),
+    ):
+        raise OperatingPointError(f"{where}: the classifier arrays do not match "
+                                  "learned.classifier_names")
+    for array, label in ((vectors, "vectors"), (weights, "classifier_weights")):
+        if array.shape[0] and dim is not None and array.shape[1] != dim:
+            raise OperatingPointError(f"{where}: {label!r} has dimension {array.shape[1]}, "
+                                      f"the index's model has {dim}")
+    return LearnedArrays(vectors, names, texts, weights, bias, classifier_names)
+
+
+def load_learned(path: Path, info: dict[str, Any], dim: int | None = None) -> LearnedArrays:
+    """Read the array file beside a point: missing, altered or malformed is an error."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise OperatingPointError(f"{path}: learned array file not found (the operating point's "
+                                  "params.learned_surfaces names it)") from None
+    except OSError as exc:
+        raise OperatingPointError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if hashlib.sha256(data).hexdigest() != info.get("sha256"):
+        raise OperatingPointError(
+            f"{path}: sha256 differs from the operating point's learned.sha256 "
+            "(the file was changed or belongs to another point)")
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except (OSError, ValueError) as exc:
+        raise OperatingPointError(f"{path}: not a readable array file ({exc})") from None
+    return from_arrays(arrays, info, str(path), dim)
+
+
+def softmax_rows(logits: NDArray[np.float32]) -> NDArray[np.float32]:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    np.exp(shifted, out=shifted)
+    shifted /= shifted.sum(axis=1, keepdims=True)
+    return np.asarray(shifted, dtype=np.float32)
