@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "gov.cli.index",
     "gov.cli.route",
     "gov.cli.show",
+    "gov.cli.hook",
     "gov.cli.card",
     "gov.cli.eval",
     "gov.cli.calibrate",

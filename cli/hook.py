@@ -1,0 +1,198 @@
+"""``gov hook claude-code|codex``: the UserPromptSubmit hook, which never blocks a prompt.
+
+It runs on every prompt a person types, so it parses its own arguments (typer's usage
+errors exit 2, which a harness may treat as "block the turn"), imports nothing heavy
+before it knows it must route in-process, asks the warm server first, and whatever goes
+wrong exits 0 with nothing on stdout and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+
+HARNESSES = ("claude-code", "codex")
+MAX_STDIN = 4 * 1024 * 1024
+
+HELP = """usage: gov hook {claude-code|codex} [-i INDEX] [--operating-point FILE] [--serve auto|never]
+
+The UserPromptSubmit hook: reads the harness's JSON payload on stdin, routes its prompt,
+and prints {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+"additionalContext": "..."}} only when a document governs the prompt. It always exits 0;
+problems are one line on stderr.
+
+  -i, --index FILE          index (default: $GOV_INDEX, else .gov/index under the payload's cwd)
+  --operating-point FILE    operating point JSON
+  --serve auto|never        use the warm server, starting it on demand (auto, the default)
+
+Example:
+
+    echo '{"prompt": "roll back last night\\'s release", "cwd": "."}' | gov hook claude-code
+
+    In .claude/settings.json: {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+    "command": "gov hook claude-code"}]}]}}
+"""
+
+
+class HookProblem(Exception):
+    """A reason the hook does nothing this turn (reported on stderr, never blocking)."""
+
+    def __init__(self, message: str, failure_class: str = "input") -> None:
+        super().__init__(message)
+        self.failure_class = failure_class
+
+
+def parse_args(argv: list[str]) -> dict[str, Any] | None:
+    """Options as a dict, or None when help was asked for."""
+    if any(arg in ("-h", "--help") for arg in argv):
+        return None
+    options: dict[str, Any] = {"harness": None, "index": None, "point": None, "serve": "auto"}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        key, _, inline = arg.partition("=")
+        if key in ("-i", "--index", "--operating-point", "--serve"):
+            value = inline if inline else (args.pop(0) if args else None)
+            if value is None:
+                raise HookProblem(f"{key} needs a value")
+            if key == "--serve":
+                if value not in ("auto", "never"):
+                    raise HookProblem("--serve must be auto or never")
+                options["serve"] = value
+            else:
+                options["index" if key in ("-i", "--index") else "point"] = value
+        elif arg in HARNESSES and options["harness"] is None:
+            options["harness"] = arg
+        else:
+            raise HookProblem(f"unknown argument {arg!r} (see gov hook --help)")
+    if options["harness"] is None:
+        raise HookProblem("name the harness: gov hook claude-code, or gov hook codex")
+    return options
+
+
+def read_payload(stream: Any) -> dict[str, Any]:
+    import orjson
+
+    data = stream.read(MAX_STDIN + 1)
+    if not data or not data.strip():
+        raise HookProblem("empty stdin: expected the harness's UserPromptSubmit JSON")
+    if len(data) > MAX_STDIN:
+        raise HookProblem(f"stdin is over {MAX_STDIN} bytes; not routing this prompt")
+    try:
+        payload = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise HookProblem("stdin is not valid JSON") from None
+    if not isinstance(payload, dict):
+        raise HookProblem("stdin must be a JSON object")
+    if not isinstance(payload.get("prompt"), str):
+        raise HookProblem("payload field 'prompt' is missing or not a string")
+    return payload
+
+
+def index_for(options: dict[str, Any], payload: dict[str, Any]) -> str:
+    explicit = options["index"] or os.environ.get("GOV_INDEX")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    base = cwd or os.getcwd()
+    path = explicit or os.path.join(base, ".gov", "index")
+    return os.path.abspath(os.path.join(base, path))
+
+
+def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[dict[str, Any], int]:
+    """The answer from the warm server, else from routing in-process; and the attempts."""
+    point = os.path.abspath(options["point"]) if options["point"] else None
+    if not os.path.isfile(index_path):
+        raise HookProblem(f"no index at {index_path}; build one with: gov index PATH -o {index_path}",
+                          "index_load")
+    if point is not None and not os.path.isfile(point):
+        raise HookProblem(f"operating point {point} not found", "index_load")
+    attempts = 0
+    if options["serve"] != "never":
+        from gov.core import serve_protocol
+
+        attempts += 1
+        answer = serve_protocol.request(
+            {"op": "route", "index": index_path, "prompt": prompt, "operating_point": point},
+            timeout=float(os.environ.get("GOV_SERVE_TIMEOUT", "1.5")),
+        )
+        if answer is not None:
+            return answer, attempts
+        serve_protocol.spawn_server()
+    attempts += 1
+    from gov.core.index import load_index
+    from gov.core.operating_point import load_operating_point
+    from gov.core.route_answer import answer as in_process
+
+    loaded = load_index(index_path, operating_point=load_operating_point(point) if point else None)
+    return in_process(loaded, prompt), attempts
+
+
+def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
+    from gov.core import telemetry
+    from gov.core.hook_context import MIN_PROMPT_CHARS, hook_output, render
+
+    record = telemetry.attempt("hook", start=start)
+    try:
+        options = parse_args(argv)
+        if options is None:
+            stdout.write(HELP.encode())
+            return
+        payload = read_payload(stdin)
+        prompt = payload["prompt"]
+        if len(prompt.strip()) < MIN_PROMPT_CHARS:
+            record.result([])
+            return
+        answer, attempts = route(options, index_for(options, payload), prompt)
+        record.attempts = attempts
+        names = [item["name"] for item in answer.get("routes", [])]
+        record.result(names, route_ms=answer.get("route_ms"), degraded=answer.get("degraded"),
+                      corpus_size=answer.get("corpus_size"),
+                      index_fingerprint=answer.get("fingerprint"),
+                      operating_point_id=answer.get("operating_point_id"),
+                      known=frozenset(answer.get("names") or names))
+        if names:
+            import orjson
+
+            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+            stdout.write(orjson.dumps(hook_output(render(answer, cwd))) + b"\n")
+            stdout.flush()
+    except BaseException as exc:
+        failure = getattr(exc, "failure_class", None)
+        record.fail(failure if isinstance(failure, str) else exc)
+        raise
+    finally:
+        record.close()
+
+
+def main(argv: list[str]) -> int:
+    """Run the hook; always return 0."""
+    start = time.perf_counter()
+    try:
+        from gov.core.telemetry import process_start
+
+        start = process_start() or start
+    except Exception:  # noqa: BLE001 - timing is best effort
+        pass
+    try:
+        run(argv, sys.stdin.buffer, sys.stdout.buffer, start)
+    except BaseException as exc:  # noqa: BLE001 - a hook must never block the prompt
+        message = str(exc) if isinstance(exc, HookProblem) or hasattr(exc, "exit_code") else (
+            f"{type(exc).__name__}: {exc}")
+        try:
+            sys.stderr.write(f"gov hook: {message.splitlines()[0] if message else type(exc).__name__}\n")
+        except Exception:  # noqa: BLE001
+            pass
+    return 0
+
+
+def register(app: Any) -> None:
+    """List ``hook`` in ``gov --help`` and completions; the console script runs it lean."""
+    import typer
+
+    def hook_command(ctx):  # type: ignore[no-untyped-def]
+        raise typer.Exit(main(list(ctx.args)))
+
+    hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
+    app.command("hook", help=HELP, context_settings={"ignore_unknown_options": True,
+                                                     "allow_extra_args": True})(hook_command)

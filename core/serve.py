@@ -1,0 +1,188 @@
+"""The warm server: indexes and the model stay loaded, so a hook turn costs milliseconds.
+
+It answers one JSON request per connection on a Unix socket in the per-user runtime
+folder (0700; the socket 0600). It serves any number of indexes, reloads one whose file
+changed (the new index is loaded whole before it replaces the old, so no request sees a
+half-loaded index), survives bad requests, and exits after an idle timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import socketserver
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from gov.core import __version__
+from gov.core.errors import GovError
+from gov.core.serve_protocol import (
+    DEFAULT_IDLE_SECONDS,
+    RuntimeDirError,
+    encode,
+    read_message,
+    request,
+    runtime_dir,
+    socket_path,
+)
+
+
+class ServerState:
+    """Loaded indexes keyed by (index path, operating point path), with file signatures."""
+
+    def __init__(self) -> None:
+        self.indexes: dict[tuple[str, str | None], tuple[tuple[int, ...], Any]] = {}
+        self.load_lock = threading.Lock()
+        self.route_lock = threading.Lock()
+        self.last_request = time.monotonic()
+        self.started = time.time()
+        self.requests = 0
+
+    @staticmethod
+    def _signature(path: str, point: str | None) -> tuple[int, ...]:
+        info = os.stat(path)
+        parts = [info.st_ino, info.st_size, info.st_mtime_ns]
+        if point:
+            pinfo = os.stat(point)
+            parts += [pinfo.st_ino, pinfo.st_size, pinfo.st_mtime_ns]
+        return tuple(parts)
+
+    def index(self, path: str, point: str | None) -> Any:
+        """The loaded index for ``path``, reloaded (whole, then swapped) if its file changed."""
+        key = (path, point)
+        signature = self._signature(path, point)
+        cached = self.indexes.get(key)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        with self.load_lock:
+            cached = self.indexes.get(key)
+            if cached is not None and cached[0] == signature:
+                return cached[1]
+            from gov.core.index import load_index
+            from gov.core.operating_point import load_operating_point
+
+            loaded = load_index(path, verify=True,
+                                operating_point=load_operating_point(point) if point else None)
+            loaded.encoder()  # warm the model before the index is visible
+            self.indexes[key] = (signature, loaded)
+            return loaded
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        op = message.get("op")
+        if op == "ping":
+            return {"ok": True, "pid": os.getpid(), "version": __version__,
+                    "indexes": sorted(path for path, _ in self.indexes),
+                    "uptime_s": round(time.time() - self.started, 1), "requests": self.requests}
+        if op == "route":
+            path, prompt, point = message.get("index"), message.get("prompt"), message.get("operating_point")
+            if not isinstance(path, str) or not os.path.isabs(path) or not isinstance(prompt, str):
+                return {"ok": False, "error": "route needs an absolute 'index' path and a 'prompt'"}
+            if point is not None and (not isinstance(point, str) or not os.path.isabs(point)):
+                return {"ok": False, "error": "'operating_point' must be an absolute path"}
+            from gov.core.route_answer import answer
+
+            loaded = self.index(path, point)
+            with self.route_lock:
+                return answer(loaded, prompt)
+        return {"ok": False, "error": f"unknown op {op!r}"}
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        server: GovServer = self.server  # type: ignore[assignment]
+        state = server.state
+        state.last_request = time.monotonic()
+        state.requests += 1
+        sock: socket.socket = self.request
+        sock.settimeout(10)
+        try:
+            message = read_message(sock)
+        except (OSError, ValueError) as exc:
+            reply: dict[str, Any] = {"ok": False, "error": f"bad request: {exc}"}
+        else:
+            if message.get("op") == "stop":
+                reply = {"ok": True, "stopping": True}
+                threading.Thread(target=server.shutdown, daemon=True).start()
+            else:
+                try:
+                    reply = state.handle(message)
+                except GovError as exc:
+                    reply = {"ok": False, "error": str(exc)}
+                except Exception as exc:  # a bad request must never take the server down
+                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        with contextlib.suppress(OSError):
+            sock.sendall(encode(reply))
+        state.last_request = time.monotonic()
+
+
+class GovServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+    def __init__(self, path: Path, state: ServerState) -> None:
+        self.state = state
+        super().__init__(str(path), _Handler)
+
+
+def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = None,
+          ready: Any = None) -> int:
+    """Run the server until stopped or idle; return 0, or 1 when one is already running."""
+    folder = runtime_dir()
+    lock_file = open(folder / "serve.lock", "a+")  # noqa: SIM115 - held for the server's life
+    try:
+        fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock_file.close()
+        return 1
+    path = socket_path()
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    state = ServerState()
+    old_umask = os.umask(0o177)
+    try:
+        server = GovServer(path, state)
+    finally:
+        os.umask(old_umask)
+    os.chmod(path, 0o600)
+    from gov.core.embedding import get_encoder
+    from gov.core.model_bundle import DEFAULT_MODEL_ID
+
+    with contextlib.suppress(GovError):
+        get_encoder(DEFAULT_MODEL_ID)
+    if warm_index:
+        with contextlib.suppress(GovError, OSError):
+            state.index(warm_index, None)
+
+    def watchdog() -> None:
+        while True:
+            time.sleep(min(5.0, max(idle_seconds / 4, 0.05)))
+            if time.monotonic() - state.last_request > idle_seconds:
+                server.shutdown()
+                return
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    if ready is not None:
+        ready()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+        with contextlib.suppress(FileNotFoundError):
+            if path.exists() and path.stat().st_ino == os.stat(path).st_ino:
+                path.unlink()
+        lock_file.close()
+    return 0
+
+
+def status() -> dict[str, Any] | None:
+    return request({"op": "ping"}, timeout=2.0)
+
+
+def stop() -> bool:
+    return request({"op": "stop"}, timeout=2.0) is not None
+
+
+__all__ = ["RuntimeDirError", "serve", "status", "stop"]
