@@ -201,3 +201,90 @@ def select(
             )
         )
     return chosen, confidence
+
+
+@dataclass(frozen=True)
+class RankedMany:
+    """The two best candidates of many prompts at once, as calibration needs them."""
+
+    top1: NDArray[np.intp]  # -1: no candidate
+    top2: NDArray[np.intp]
+    fused1: FloatArray
+    fused2: FloatArray
+    features: FloatArray  # confidence_features of the top candidate, one row per prompt
+
+
+def _margins(scores: FloatArray | None, top: NDArray[np.intp]) -> tuple[FloatArray, FloatArray]:
+    n = top.shape[0]
+    if scores is None:
+        return np.zeros(n), np.zeros(n)
+    rows = np.arange(n)
+    safe = np.maximum(top, 0)
+    value = scores[rows, safe].astype(np.float64)
+    if scores.shape[1] < 2:
+        return value, value.copy()
+    others = scores.astype(np.float64, copy=True)
+    others[rows, safe] = -np.inf
+    return value, value - others.max(axis=1)
+
+
+def rank_many(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+              learned: FloatArray | None = None) -> RankedMany:
+    """``ranked`` for a matrix of prompts (rows) by documents, vectorised; same order and ties."""
+    n, _ = lexical.shape
+    lex_ok = (lexical >= point.lexical_floor) & (lexical > 0.0)
+    sem = semantic.astype(np.float64, copy=False) if semantic is not None else None
+    sem_ok = ((sem >= point.semantic_floor) & (sem > 0.0) if sem is not None
+              else np.zeros_like(lex_ok))
+    admitted = lex_ok | sem_ok
+    use_learned = learned is not None and point.learned_weight > 0.0
+    fused = np.zeros(lexical.shape, dtype=np.float64)
+    if point.fusion == "weighted":
+        if point.lexical_weight > 0.0:
+            fused += point.lexical_weight * lexical
+        if sem is not None and point.semantic_weight > 0.0:
+            fused += point.semantic_weight * sem
+        if use_learned:
+            assert learned is not None
+            fused += point.learned_weight * learned
+        fused = np.where(admitted, np.maximum(fused, 1e-12), 0.0)
+    else:
+        signals: list[tuple[FloatArray, NDArray[np.bool_], float]] = [
+            (lexical, lex_ok, point.lexical_weight)]
+        if sem is not None:
+            signals.append((sem, sem_ok, point.semantic_weight))
+        if use_learned:
+            assert learned is not None
+            signals.append((learned, admitted, point.learned_weight))
+        rows = np.arange(n)[:, None]
+        for scores, ok, weight in signals:
+            if weight <= 0.0:
+                continue
+            masked = np.where(ok, -scores, np.inf)
+            order = np.argsort(masked, axis=1, kind="stable")
+            rank = np.empty_like(order)
+            rank[rows, order] = np.arange(1, order.shape[1] + 1)
+            fused += np.where(ok, weight / (point.rrf_k + rank), 0.0)
+    tiebreak = sem if sem is not None else lexical
+    order = np.lexsort((-tiebreak, -fused), axis=-1)
+    rows1 = np.arange(n)
+    top1 = order[:, 0].astype(np.intp)
+    fused1 = fused[rows1, top1]
+    top1 = np.where(fused1 > 0.0, top1, -1)
+    fused1 = np.where(top1 >= 0, fused1, 0.0)
+    if order.shape[1] > 1:
+        top2 = order[:, 1].astype(np.intp)
+        fused2 = fused[rows1, top2]
+        top2 = np.where(fused2 > 0.0, top2, -1)
+        fused2 = np.where(top2 >= 0, fused2, 0.0)
+    else:
+        top2 = np.full(n, -1, dtype=np.intp)
+        fused2 = np.zeros(n)
+    columns: list[FloatArray] = []
+    signal: FloatArray | None
+    for signal in (sem, lexical, learned, fused):
+        value, margin = _margins(signal, top1)
+        columns.extend((value, margin))
+    features = np.stack(columns, axis=1)
+    features[top1 < 0] = 0.0
+    return RankedMany(top1, top2, fused1, fused2, features)
