@@ -45,13 +45,14 @@ class Shell(StrEnum):
 
 def script(shell: str) -> str:
     """The script for ``shell``, as ``_GOV_COMPLETE=source_SHELL gov`` prints it."""
-    from typer.completion import get_completion_script
+    # typer.completion re-exports these (stable since typer 0.12) without listing them.
+    from typer.completion import get_completion_script  # type: ignore[attr-defined]
 
     return get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell) + "\n"
 
 
 def register(app: typer.Typer) -> None:
-    from typer.completion import completion_init
+    from typer.completion import completion_init  # type: ignore[attr-defined]
 
     completion_init()
     app.command("completion", help=HELP)(completion_command)
