@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
@@ -33,6 +35,10 @@ def mcp_command(
     corpus: CorpusOpt = None,
     point: PointOpt = None,
     lexical_only: LexicalOnlyOpt = False,
+    threads: Annotated[int, typer.Option(
+        "--threads", min=0,
+        help="Embedding threads per query (0: onnxruntime's default of one per core).",
+    )] = 1,
     color: ColorOpt = conventions.Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
@@ -44,5 +50,5 @@ def mcp_command(
         raise UsageError("the MCP server needs the mcp package: pip install 'gov[mcp]'")
     loaded = open_index(index, corpus, point, lexical_only)
     conventions.notice(f"serving {len(loaded.names)} documents from {loaded.path} over MCP (stdio)")
-    mcp_server.serve(loaded)
+    mcp_server.serve(loaded, threads=threads or None)
     return 0

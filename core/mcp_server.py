@@ -13,6 +13,7 @@ server is built, so ``gov`` installs and runs without the ``gov[mcp]`` extra.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -25,6 +26,7 @@ from gov.core.cards.schema import Problem, card_schema
 from gov.core.cards.validate import CardInvalid, check_card
 from gov.core.cards.verify import verify
 from gov.core.errors import GovError, InputError
+from gov.core.model_bundle import DEFAULT_MODEL_ID
 from pydantic import BaseModel, Field, WithJsonSchema
 
 if TYPE_CHECKING:
@@ -137,12 +139,16 @@ def _checked(card: dict[str, Any] | str) -> tuple[Any, list[ProblemOut]]:
 class PolicyTools:
     """What the tools do, without the protocol: one loaded, warmed index and the card library."""
 
-    def __init__(self, index: Index, *, warm: bool = True) -> None:
+    def __init__(self, index: Index, *, threads: int | None = 1, warm: bool = True) -> None:
         self.index = index
         self._names = frozenset(index.names)
+        if threads and index.degraded is None and index.model_id == DEFAULT_MODEL_ID:
+            _pin_encoder(index, threads)
         if warm:
-            # Load the embedding model and touch every routing path before the first request.
+            # Load the model and touch every routing path, at a short and at the longest
+            # input, so the first request pays for neither.
             index.route(WARM_UP_PROMPT)
+            index.route(" ".join([WARM_UP_PROMPT] * 40))
 
     def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
         """Route one prompt; one telemetry event, timed from ``received``."""
@@ -188,6 +194,20 @@ class PolicyTools:
         verdict = verify(parsed, chosen, strict=strict)
         return VerifyCardOut(valid=True, errors=[],
                              verification=VerificationOut(**verdict.to_json()))
+
+
+def _pin_encoder(index: Index, threads: int) -> None:
+    """Give ``index`` a query encoder with ``threads`` intra-op threads.
+
+    One prompt per call is too little work to split: on two cores one thread routes in
+    about half the CPU time of onnxruntime's default pool and keeps latency steady while
+    the agent's own builds compete for the cores.
+    """
+    from gov.core.embedding import OnnxEncoder
+    from gov.core.errors import ModelError
+
+    with contextlib.suppress(ModelError):  # the index's own loader reports it on first use
+        index._encoder = OnnxEncoder(threads=threads)
 
 
 def available() -> bool:
@@ -306,9 +326,9 @@ def build_server(tools: PolicyTools) -> Any:
     return server
 
 
-def serve(index: Index) -> None:
+def serve(index: Index, *, threads: int | None = 1) -> None:
     """Warm ``index``, then answer MCP requests on stdin/stdout until the client hangs up."""
     import anyio
 
-    server = build_server(PolicyTools(index))
+    server = build_server(PolicyTools(index, threads=threads))
     anyio.run(server.run_stdio_async)
