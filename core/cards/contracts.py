@@ -134,19 +134,23 @@ def load_contract(spec: str) -> Contract:
     if errors:
         error = errors[0]
         parts = [str(p) for p in error.absolute_path]
-        where = ".".join(parts) or "contract"
-        if error.validator == "propertyNames":
-            where = ".".join([*parts, str(error.instance)])
-            message = "unknown check (run `gov card contract default` to list them)"
-        elif error.validator == "additionalProperties":
+        rule = str(error.validator)
+        line_key = parts[-1] if parts else None
+        message = error.message
+        if "propertyNames" in error.absolute_schema_path:
+            rule = "propertyNames"
+            parts.append(str(error.instance))
+            line_key = str(error.instance)
+            message = "unknown check (see `gov card contract default` for the names)"
+        elif rule == "additionalProperties" and isinstance(error.instance, dict):
+            known = set(error.schema.get("properties", {}))
+            extra = sorted(str(k) for k in error.instance if k not in known)
+            parts.extend(extra[:1])
+            line_key = extra[0] if extra else None
             message = "unknown field"
-        else:
-            message = error.message
-        text = raw.decode("utf-8", "replace")
-        line = _line_of(text, parts[-1]) if parts else None
-        if error.validator == "propertyNames":
-            line = _line_of(text, str(error.instance))
+        where = ".".join(parts) or "contract"
+        line = _line_of(raw.decode("utf-8", "replace"), line_key) if line_key else None
         at = f"{spec}:{line}" if line else spec
-        raise ContractError(f"{at}: {where}: {message} ({error.validator})")
+        raise ContractError(f"{at}: {where}: {message} ({rule})")
     base = builtin_contract(data["extends"]) if "extends" in data else None
     return _from_data(data, base)

@@ -140,7 +140,7 @@ def cards(draw: st.DrawFn) -> Any:
     return card
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cards())
 def test_schema_and_models_agree(card: Any) -> None:
     model, problems = check_card(card)
