@@ -8,6 +8,7 @@ with ``--debug``. A closed pipe ends the command quietly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -134,6 +135,18 @@ def _quiet_broken_pipe() -> int:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _exit_on_sigterm() -> None:
+    """Turn SIGTERM into a normal exit, so buffered output ends on a whole line and
+    temporary files are removed, as with Ctrl-C."""
+    import signal
+
+    def terminate(_signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signal.SIGTERM)
+
+    with contextlib.suppress(ValueError):  # not the main thread
+        signal.signal(signal.SIGTERM, terminate)
+
+
 def exit_code_of(exc: BaseException) -> int:
     """Turn an exception raised by a command into an exit code, printing one line."""
     if isinstance(exc, BrokenPipeError):
@@ -160,13 +173,14 @@ def command(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _exit_on_sigterm()
         try:
             code = func(*args, **kwargs)
         except typer.Exit:
             raise
         except (typer.Abort, SystemExit):
             raise
-        except BaseException as exc:  # noqa: BLE001 - every failure becomes an exit code
+        except BaseException as exc:
             raise typer.Exit(exit_code_of(exc)) from None
         try:
             sys.stdout.flush()

@@ -8,6 +8,7 @@ wrong exits 0 with nothing on stdout and one line on stderr.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -165,24 +166,21 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
         record.close()
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], stdin: Any = None, stdout: Any = None, stderr: Any = None) -> int:
     """Run the hook; always return 0."""
     start = time.perf_counter()
-    try:
+    with contextlib.suppress(Exception):  # timing is best effort
         from gov.core.telemetry import process_start
 
         start = process_start() or start
-    except Exception:  # noqa: BLE001 - timing is best effort
-        pass
     try:
-        run(argv, sys.stdin.buffer, sys.stdout.buffer, start)
-    except BaseException as exc:  # noqa: BLE001 - a hook must never block the prompt
+        run(argv, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer, start)
+    except BaseException as exc:  # a hook must never block the prompt
         message = str(exc) if isinstance(exc, HookProblem) or hasattr(exc, "exit_code") else (
             f"{type(exc).__name__}: {exc}")
-        try:
-            sys.stderr.write(f"gov hook: {message.splitlines()[0] if message else type(exc).__name__}\n")
-        except Exception:  # noqa: BLE001
-            pass
+        first = message.splitlines()[0] if message else type(exc).__name__
+        with contextlib.suppress(Exception):
+            (stderr or sys.stderr).write(f"gov hook: {first}\n")
     return 0
 
 

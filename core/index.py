@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from gov.core import __version__
 from gov.core import model_bundle as bundle
 from gov.core.corpus import Corpus, FileStamp, corpus_stamps, load_corpus
@@ -32,7 +34,6 @@ from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_r
 from gov.core.lexical import LexicalArrays, LexicalScorer, fit
 from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
 from gov.core.router import Route, RouteResult, select
-from numpy.typing import NDArray
 
 Progress = Callable[[int, int], None]
 TRIGGER, EXAMPLE, LEARNED = 0, 1, 2

@@ -176,7 +176,8 @@ class IndexFile:
 
         entry = self.header["arrays"].get(name)
         if entry is None:
-            raise IndexLoadError(f"{self.path}: index lacks array {name!r}", hint=rebuild_hint(self.path, self.header))
+            raise IndexLoadError(f"{self.path}: index lacks array {name!r}",
+                                 hint=rebuild_hint(self.path, self.header))
         dtype = np.dtype(entry["dtype"])
         count = 1
         for dim in entry["shape"]:
