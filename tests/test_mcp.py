@@ -49,7 +49,8 @@ def field(obj: Any, snake: str, camel: str) -> Any:
 class Client:
     """A live ``ClientSession`` on a server process, driven from synchronous tests."""
 
-    def __init__(self, index: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, index: Path, env: dict[str, str] | None = None,
+                 args: list[str] | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -57,7 +58,7 @@ class Client:
         self.stop: asyncio.Event | None = None
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "gov.cli.entry", "mcp", "-i", str(index), "--quiet"],
+            args=["-m", "gov.cli.entry", *(args or ["mcp", "-i", str(index), "--quiet"])],
             env=env,
         )
         self.done = asyncio.run_coroutine_threadsafe(self._hold(params), self.loop)
@@ -394,3 +395,23 @@ def test_help_has_an_example() -> None:
     text = result.stdout.decode()
     assert "Example:" in text
     assert "gov mcp -i" in text
+
+
+def test_harness_configs_start_a_working_server(index_path: Path) -> None:
+    import tomllib
+
+    from tests.conftest import EXAMPLES
+
+    cursor = json.loads((EXAMPLES / "harness" / "cursor-mcp.json").read_text())["mcpServers"]["gov"]
+    codex = tomllib.loads((EXAMPLES / "harness" / "codex-config.toml").read_text())
+    for server in (cursor, codex["mcp_servers"]["gov"]):
+        assert server["command"] == "gov"
+        args = list(server["args"])
+        assert args[0] == "mcp"
+        args[args.index("-i") + 1] = str(index_path)
+        live = Client(index_path, args=args)  # the configured arguments, with our index
+        try:
+            tools = live.run(live.session.list_tools).tools
+            assert {tool.name for tool in tools} == TOOLS
+        finally:
+            live.close()
