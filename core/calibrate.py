@@ -24,11 +24,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from gov.core.errors import InputError
 from gov.core.learned import LearnedArrays
 from gov.core.operating_point import OperatingPoint
 from gov.core.router import rank_many
-from numpy.typing import NDArray
 
 if TYPE_CHECKING:
     from gov.core.index import Index
@@ -307,7 +308,7 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
     has2 = top2 >= 0
     correct1 = has1 & np.asarray(expected[rows, np.maximum(top1, 0)], dtype=bool)
     correct2 = has2 & np.asarray(expected[rows, np.maximum(top2, 0)], dtype=bool)
-    positive = expected.any(axis=1)
+    positive = np.asarray(expected.any(axis=1), dtype=bool)
     negative = ~positive
     labels = int(expected.sum())
     weights = (_fit_confidence(many.features[has1], correct1[has1])
