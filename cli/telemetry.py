@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
+
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.core.errors import InputError, UsageError

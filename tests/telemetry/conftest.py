@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+
 from gov.core import telemetry
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+
 from gov.core import telemetry
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+
 from gov.core import telemetry
 from gov.core.errors import IndexLoadError, InputError
 from gov.core.telemetry import FIELDS, WITHHELD, make_event, validate_event

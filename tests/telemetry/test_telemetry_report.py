@@ -7,6 +7,7 @@ import random
 
 import orjson
 import pytest
+
 from gov.core import telemetry
 from gov.core.telemetry_report import (
     BINS,

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from gov.core import telemetry
 from gov.core.errors import GovError
 

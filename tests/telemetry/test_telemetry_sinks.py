@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
+
 from gov.core import telemetry
 from gov.core.telemetry_report import summarize
 
