@@ -1,0 +1,93 @@
+"""``gov doctor``: check the installation and say what to fix; the checks live in core."""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gov.cli import conventions
+from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli.resolve import IndexOpt, index_path
+
+if TYPE_CHECKING:
+    from gov.core.doctor import Report
+
+HELP = """Check the installation: the model files and their sha256, the embedding runtime, an
+index (readable whole and fresh), the warm server's runtime folder, the server itself and
+the optional extras. Prints a checklist with a fix for each problem.
+
+The index checked is -i, else $GOV_INDEX, else .gov/index; a missing default index is a
+warning, a missing named one a problem. Exit 0 when nothing is wrong (warnings and notes
+included), 1 when a check failed, 2 on a usage error.
+
+Example:
+
+    gov doctor
+
+    gov doctor -i .gov/index --format json | jq '.checks[] | select(.status == "fail")'
+"""
+
+MARKS = {"ok": ("ok", "green"), "fail": ("FAIL", "bold red"), "warn": ("warn", "yellow"),
+         "info": ("note", "cyan")}
+
+
+class DoctorFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor", help=HELP)(doctor_command)
+
+
+@conventions.command
+def doctor_command(
+    index: IndexOpt = None,
+    fmt: Annotated[DoctorFormat, typer.Option("--format", help="text (a checklist) or json.")]
+    = DoctorFormat.text,
+    color: ColorOpt = conventions.Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    conventions.configure(color, quiet, debug)
+    from gov.core.doctor import diagnose
+
+    explicit = index is not None or bool(os.environ.get("GOV_INDEX"))
+    report = diagnose(index_path(index), explicit,
+                      progress=conventions.notice if conventions.show_progress() else None)
+    if fmt is DoctorFormat.json:
+        import orjson
+
+        sys.stdout.buffer.write(orjson.dumps(report.to_json(),
+                                             option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    else:
+        _checklist(report, quiet)
+    return 0 if report.ok else 1
+
+
+def _checklist(report: Report, quiet: bool) -> None:
+    """One line per check, its fix indented below; -q keeps only what needs attention."""
+    from rich.markup import escape
+
+    out = conventions.console()
+    width = max(len(mark) for mark, _ in MARKS.values())
+    for check in report.checks:
+        if quiet and check.status not in ("fail", "warn"):
+            continue
+        mark, style = MARKS[check.status]
+        out.print(f"[{style}]{mark:<{width}}[/]  {escape(check.name)}: {escape(check.detail)}")
+        if check.fix and check.status != "ok":
+            out.print(f"{'':<{width}}  [dim]fix:[/] {escape(check.fix)}")
+    if report.problems:
+        summary = (f"[bold red]{report.problems} problem(s)[/], {report.warnings} warning(s): "
+                   "fix the lines marked FAIL")
+    elif report.warnings:
+        summary = f"no problems, {report.warnings} warning(s)"
+    else:
+        summary = "no problems"
+    if not quiet or report.problems or report.warnings:
+        out.print(summary)

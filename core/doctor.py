@@ -1,0 +1,268 @@
+"""``gov doctor``'s checks: is this installation able to route, and if not, what to fix.
+
+Each check is one :class:`Check` with a status and, when something is off, the command
+or step that fixes it. Only ``fail`` makes the installation unhealthy: a missing default
+index or an optional extra that is not installed are things to know, not breakage. The
+checks run in-process, in the same interpreter (and so with the same ``sys.path``) that
+``gov`` itself uses, which is what makes a shadowed package visible here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import platform
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from gov.core import __version__
+from gov.core import model_bundle as bundle
+from gov.core.errors import GovError
+
+Status = Literal["ok", "warn", "fail", "info"]
+
+# Optional modules: (import name, what needs it, how to install it).
+EXTRAS = (
+    ("mcp", "gov mcp", "pip install 'gov[mcp]'"),
+    ("tiktoken", "token counts in gov card budget", "pip install tiktoken"),
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the checklist: what was checked, how it went, and the fix if any."""
+
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
+
+
+@dataclass(frozen=True)
+class Report:
+    """The whole checklist; healthy when no check failed."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def problems(self) -> int:
+        return sum(1 for check in self.checks if check.status == "fail")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for check in self.checks if check.status == "warn")
+
+    @property
+    def ok(self) -> bool:
+        return self.problems == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "problems": self.problems, "warnings": self.warnings,
+                "checks": [check.to_json() for check in self.checks]}
+
+
+def _requirement(package: str) -> tuple[str, str]:
+    """(distribution name, gov's pinned requirement line) for ``package``, for pip."""
+    wanted = re.sub(r"[-_.]+", "-", package).lower()
+    try:
+        requires = importlib.metadata.requires("gov") or []
+    except importlib.metadata.PackageNotFoundError:
+        requires = []
+    for line in requires:
+        name = re.split(r"[<>=!~;\[ ]", line, maxsplit=1)[0]
+        if re.sub(r"[-_.]+", "-", name).lower() == wanted and ";" not in line:
+            return name, line.strip()
+    return wanted, wanted
+
+
+def _reinstall(package: str) -> str:
+    return f"pip install --force-reinstall '{_requirement(package)[1]}'"
+
+
+def _resolved(package: str) -> list[str]:
+    """The folders ``package`` resolves to on this interpreter's path ([] if none)."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [str(folder) for folder in spec.submodule_search_locations]
+
+
+def _installed_copy(item: bundle.BundleFile) -> Path | None:
+    """Where pip installed ``item``, whatever the import path resolves to (None if nowhere)."""
+    try:
+        dist = importlib.metadata.distribution(_requirement(item.package)[0])
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    candidate = Path(str(dist.locate_file(f"{item.package}/{item.relative}")))
+    return candidate if candidate.is_file() else None
+
+
+def check_model_files() -> list[Check]:
+    """The bundled model's files: present where their packages resolve, sha256 as pinned."""
+    located = {item.role: item for item in bundle.BUNDLE_FILES}
+    checks = []
+    for result in bundle.check_bundle(verify_hash=True):
+        if result.ok:
+            checks.append(Check(f"{result.role} file", "ok", f"{result.path} (sha256 as pinned)"))
+            continue
+        item = located[result.role]
+        detail = f"the embedding model's {result.role} file ({item.package}): {result.problem}"
+        fix = _reinstall(item.package)
+        folders = _resolved(item.package)
+        installed = _installed_copy(item)
+        if result.path is None and folders and installed is not None:
+            detail = (f"the embedding model's {result.role} file is missing: package "
+                      f"{item.package} resolves to {', '.join(folders)}, which has no "
+                      f"{item.relative}; it shadows the installed copy in {installed.parent}")
+            fix = "remove or rename the shadowing folder (look at PYTHONPATH and the current folder)"
+        checks.append(Check(f"{result.role} file", "fail", detail, fix))
+    return checks
+
+
+def check_runtime(model_ok: bool) -> Check:
+    """The embedding runtime imports and, with good model files, embeds one sentence."""
+    for module in ("onnxruntime", "tokenizers", "fastembed"):
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # any import failure is the finding
+            return Check("embedding runtime", "fail", f"cannot import {module}: {exc}",
+                         _reinstall(module))
+    if not model_ok:
+        return Check("embedding runtime", "warn",
+                     "onnxruntime, tokenizers and fastembed import; the model was not loaded "
+                     "because its files failed the check above",
+                     "fix the model files, then rerun gov doctor")
+    from gov.core.embedding import get_encoder
+
+    try:
+        vectors = get_encoder(bundle.DEFAULT_MODEL_ID).embed(["is the embedding model working"])
+    except GovError as exc:
+        return Check("embedding runtime", "fail", f"the model does not load: {exc}",
+                     "reinstall gov: pip install --force-reinstall gov")
+    except Exception as exc:  # a broken runtime can fail in any way
+        return Check("embedding runtime", "fail",
+                     f"the model does not run: {type(exc).__name__}: {exc}",
+                     _reinstall("onnxruntime"))
+    shape = getattr(vectors, "shape", None)
+    if shape != (1, bundle.DIMENSION):
+        return Check("embedding runtime", "fail",
+                     f"the model returned vectors of shape {shape}, not (1, {bundle.DIMENSION})",
+                     "reinstall gov: pip install --force-reinstall gov")
+    return Check("embedding runtime", "ok",
+                 f"onnxruntime and tokenizers load {bundle.DEFAULT_MODEL_ID} "
+                 f"({bundle.DIMENSION} dimensions); fastembed imports")
+
+
+def check_index(path: Path, explicit: bool) -> Check:
+    """The index: readable whole (every checksum), built for this model, and fresh."""
+    from gov.core.index import load_index
+    from gov.core.indexfile import rebuild_hint
+
+    if not path.exists():
+        if explicit:
+            return Check("index", "fail", f"no index at {path}",
+                         f"build it with: gov index PATH -o {path}")
+        return Check("index", "warn", f"no index at {path} (the default location)",
+                     f"build one with: gov index PATH -o {path}, or name one with -i or "
+                     "GOV_INDEX")
+    try:
+        loaded = load_index(path, verify=True)
+    except GovError as exc:
+        return Check("index", "fail", exc.message, exc.hint or rebuild_hint(path))
+    except OSError as exc:
+        return Check("index", "fail", f"{path}: cannot read: {exc.strerror or exc}",
+                     "check the path and its permissions")
+    if loaded.is_stale():
+        return Check("index", "fail",
+                     f"{path} is stale: its corpus changed since the build",
+                     rebuild_hint(path, loaded.header))
+    model = loaded.model_id or "none (lexical only)"
+    return Check("index", "ok", f"{path}: {len(loaded.names)} documents, every checksum "
+                                f"verified, fresh; model {model}")
+
+
+def check_runtime_dir() -> tuple[Check, Path | None]:
+    """The warm server's runtime folder: a plain folder, ours, closed to others."""
+    from gov.core.serve_protocol import RuntimeDirError, runtime_dir
+
+    try:
+        folder = runtime_dir(create=False)
+    except RuntimeDirError as exc:
+        return Check("runtime folder", "fail", exc.message,
+                     "remove that folder, or point GOV_RUNTIME_DIR at a folder of your own"), None
+    except OSError as exc:
+        return Check("runtime folder", "fail", f"cannot inspect the runtime folder: {exc}",
+                     "point GOV_RUNTIME_DIR at a folder of your own"), None
+    state = "private to you" if folder.exists() else "not created yet; gov serve creates it 0700"
+    return Check("runtime folder", "ok", f"{folder} ({state})"), folder
+
+
+def check_server(folder: Path | None) -> Check:
+    """Whether the warm server is running: information, never a failure."""
+    if folder is None:
+        return Check("warm server", "info", "not checked: the runtime folder is unsafe")
+    if not folder.exists():
+        return Check("warm server", "info",
+                     "not running (the hook starts it on demand, or run: gov serve &)")
+    from gov.core import serve
+
+    info = serve.status()
+    if info is None:
+        return Check("warm server", "info",
+                     "not running (the hook starts it on demand, or run: gov serve &)")
+    indexes = ", ".join(info.get("indexes") or []) or "none loaded yet"
+    return Check("warm server", "info",
+                 f"running: pid {info.get('pid')}, up {info.get('uptime_s')} s, "
+                 f"{info.get('requests')} requests, indexes: {indexes}")
+
+
+def check_extras() -> list[Check]:
+    """Optional modules: missing is information, installed but broken is a warning."""
+    checks = []
+    for module, used_by, install in EXTRAS:
+        name = f"extra: {module}"
+        if importlib.util.find_spec(module) is None:
+            checks.append(Check(name, "info", f"not installed (needed only for {used_by})", install))
+            continue
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # any import failure is the finding
+            checks.append(Check(name, "warn", f"installed but does not import: {exc}",
+                                f"{install} --force-reinstall"))
+            continue
+        checks.append(Check(name, "ok", f"installed ({used_by})"))
+    return checks
+
+
+def diagnose(index: Path, index_explicit: bool,
+             progress: Callable[[str], None] | None = None) -> Report:
+    """Run every check, in the order a person would fix them."""
+    def step(name: str) -> None:
+        if progress is not None:
+            progress(f"checking {name}")
+
+    checks = [Check("gov", "info", f"gov {__version__}, Python {platform.python_version()}, "
+                                   f"embedding model {bundle.DEFAULT_MODEL_ID}")]
+    step("the model files")
+    files = check_model_files()
+    checks.extend(files)
+    step("the embedding runtime")
+    checks.append(check_runtime(all(check.status == "ok" for check in files)))
+    step("the index")
+    checks.append(check_index(index, index_explicit))
+    folder_check, folder = check_runtime_dir()
+    checks.append(folder_check)
+    step("the warm server")
+    checks.append(check_server(folder))
+    checks.extend(check_extras())
+    return Report(checks)
