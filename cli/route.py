@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterator
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -71,21 +73,43 @@ def route_command(
     if prompt is None and conventions.is_tty(sys.stdin):
         raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
                          " or --text lines on stdin")
-    loaded = open_index(index, corpus, operating_point, lexical_only)
+    from gov.core import telemetry
+
+    start = telemetry.process_start() or time.perf_counter()
+    if prompt is not None and out_format != "text" and not corpus and not lexical_only:
+        served = _from_server(prompt, index, operating_point)
+        if served is not None:
+            return _write_served(prompt, served, out_format, exit_status, start)
+    with telemetry.attempt("cli", start=start):  # records a failure to open the index
+        loaded = open_index(index, corpus, operating_point, lexical_only)
     writer = _Writer(out_format, loaded)
     failed_rows = 0
     abstained = 0
+    recording = telemetry.enabled()
     for batch in _batches(_records(prompt, text), batch_size):
+        batch_start = start if prompt is not None else time.perf_counter()
         prompts = [row["prompt"] for row in batch if row.get("_ok")]
-        results = iter(loaded.route_many(prompts)) if prompts else iter(())
+        results = iter(loaded.route_many(prompts, record=False)) if prompts else iter(())
+        share = (loaded.route_ms or 0.0) / max(len(prompts), 1)
         for row in batch:
             if row.get("_ok"):
                 result = next(results)
                 if not result.routes:
                     abstained += 1
-                writer.write(_output(row["_record"], result))
+                with telemetry.attempt("cli", start=batch_start) as attempt:
+                    if recording:
+                        attempt.result(result.names, route_ms=share, degraded=result.degraded,
+                                       corpus_size=len(loaded.names),
+                                       index_fingerprint=loaded.fingerprint,
+                                       operating_point_id=loaded.operating_point.id,
+                                       known=frozenset(loaded.names))
+                    writer.write(_output(row["_record"], result))
             else:
                 failed_rows += 1
+                if recording:
+                    bad = telemetry.attempt("cli", start=batch_start)
+                    bad.fail("input")
+                    bad.close()
                 writer.write({"error": {"line": row["line"], "message": row["message"]}})
                 if on_error is OnError.fail:
                     writer.close()
@@ -99,6 +123,43 @@ def route_command(
     if exit_status and abstained:
         return 1
     return 0
+
+
+def _from_server(prompt: str, index: Path | None, point: Path | None) -> dict[str, Any] | None:
+    """The warm server's answer for one prompt, or None to route in-process."""
+    from gov.cli.resolve import index_path
+    from gov.core import serve_protocol
+
+    target = index_path(index).resolve()
+    if not target.is_file():
+        return None
+    return serve_protocol.request(
+        {"op": "route", "index": str(target), "prompt": prompt,
+         "operating_point": str(point.resolve()) if point else None},
+        timeout=1.0,
+    )
+
+
+def _write_served(prompt: str, served: dict[str, Any], out_format: str, exit_status: bool,
+                  start: float) -> int:
+    from gov.core import telemetry
+
+    row: dict[str, Any] = {"prompt": prompt, "routes": served["routes"]}
+    if served.get("degraded"):
+        row["degraded"] = served["degraded"]
+    names = [route["name"] for route in served["routes"]]
+    with telemetry.attempt("cli", start=start) as attempt:
+        attempt.attempts = 1
+        attempt.result(names, route_ms=served.get("route_ms"), degraded=served.get("degraded"),
+                       corpus_size=served.get("corpus_size"), index_fingerprint=served.get("fingerprint"),
+                       operating_point_id=served.get("operating_point_id"),
+                       known=frozenset(served.get("names") or names))
+        import orjson
+
+        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)
+        sys.stdout.buffer.write(orjson.dumps([row] if out_format == "json" else row, option=option))
+        sys.stdout.buffer.flush()
+    return 1 if exit_status and not names else 0
 
 
 def _records(prompt: str | None, text: bool) -> Iterator[dict[str, Any]]:

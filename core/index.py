@@ -530,11 +530,15 @@ class Index:
             self._encoder = None
             return None
 
-    def route(self, prompt: str) -> RouteResult:
-        return self.route_many([prompt])[0]
+    def route(self, prompt: str, *, record: bool = True) -> RouteResult:
+        return self.route_many([prompt], record=record)[0]
 
-    def route_many(self, prompts: Sequence[str]) -> list[RouteResult]:
-        """Route a batch of prompts (one embedding call for the whole batch)."""
+    def route_many(self, prompts: Sequence[str], *, record: bool = True) -> list[RouteResult]:
+        """Route a batch of prompts (one embedding call for the whole batch).
+
+        With telemetry on, each prompt records a ``library`` event unless ``record`` is
+        False (the CLI, hook and MCP adapters record their own events instead).
+        """
         started = time.perf_counter()
         vectors = self.embed(prompts) if self.degraded is None else None
         semantic = self.semantic_scores(vectors) if vectors is not None else None
@@ -547,7 +551,22 @@ class Index:
                                         vectors[row] if vectors is not None else None,
                                         learned[row] if learned is not None else None))
         self.route_ms = (time.perf_counter() - started) * 1000.0
+        if record:
+            self._record_library(results, started)
         return results
+
+    def _record_library(self, results: list[RouteResult], started: float) -> None:
+        from gov.core import telemetry
+
+        if not telemetry.enabled():
+            return
+        share = (self.route_ms or 0.0) / max(len(results), 1)
+        for result in results:
+            attempt = telemetry.attempt("library", start=started)
+            attempt.result(result.names, route_ms=share, degraded=result.degraded,
+                           corpus_size=len(self.names), index_fingerprint=self.fingerprint,
+                           operating_point_id=self.operating_point.id, known=self._position)
+            attempt.close()
 
     def _routes(self, prompt: str, lexical: NDArray[np.float64],
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,

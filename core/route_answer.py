@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def answer(index: Index, prompt: str) -> dict[str, Any]:
     """Route ``prompt`` and describe the result in plain JSON types."""
-    result = index.route(prompt)
+    result = index.route(prompt, record=False)
     base = Path(index.header["corpus"].get("base", "."))
     sources = {}
     for route in result.routes:
