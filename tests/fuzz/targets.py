@@ -1,0 +1,79 @@
+"""Coverage-guided fuzz targets (atheris) for the hook's stdin and the card validator.
+
+Run one for a while::
+
+    python -m tests.fuzz.targets hook -atheris_runs=200000
+    python -m tests.fuzz.targets cards -max_total_time=600
+
+A crash prints the input that caused it; add it to ``tests/fuzz/crashes/`` and a test.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from typing import Any
+
+
+def hook_target(data: bytes) -> None:
+    """Any stdin and argv: the hook returns 0, prints nothing or one hook object."""
+    from gov.cli.hook import main
+
+    split = data.find(b"\x00")
+    argv_bytes, stdin = (data[:split], data[split + 1 :]) if split >= 0 else (b"codex", data)
+    argv = argv_bytes.decode("utf-8", "replace").split()[:6] + ["--serve", "never", "-i", "/nonexistent/index"]
+    out, err = io.BytesIO(), io.StringIO()
+    if any(arg in ("-h", "--help") for arg in argv):
+        return
+    if main(argv, stdin=io.BytesIO(stdin), stdout=out, stderr=err) != 0:
+        raise AssertionError("hook exited non-zero")
+    if out.getvalue():
+        obj = json.loads(out.getvalue())
+        if set(obj) != {"hookSpecificOutput"}:
+            raise AssertionError("hook printed something other than its object")
+    if err.getvalue().count("\n") > 1:
+        raise AssertionError("hook printed more than one line on stderr")
+
+
+def cards_target(data: bytes) -> None:
+    """Any bytes as a card file: records parse, validate and verify without crashing."""
+    from gov.core.cards.sources import CardSourceError, parse_document
+    from gov.core.cards.validate import check_card
+    from gov.core.cards.verify import verify
+
+    try:
+        records = list(parse_document(data, "fuzz.json"))
+    except CardSourceError:
+        return
+    for record in records:
+        value: Any = getattr(record, "value", None)
+        card, problems = check_card(value)
+        if card is None:
+            if not problems:
+                raise AssertionError("an invalid card without a reason")
+            continue
+        result = verify(card)
+        if not 0.0 <= result.adjusted_confidence <= 1.0:
+            raise AssertionError("confidence out of range")
+
+
+TARGETS = {"hook": hook_target, "cards": cards_target}
+
+
+def main() -> None:
+    import atheris
+
+    name = sys.argv[1]
+    target = TARGETS[name]
+    with atheris.instrument_imports():
+        import gov.cli.hook  # noqa: F401
+        import gov.core.cards.sources  # noqa: F401
+        import gov.core.cards.validate  # noqa: F401
+        import gov.core.cards.verify  # noqa: F401
+    atheris.Setup([sys.argv[0], *sys.argv[2:]], target)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
