@@ -147,9 +147,7 @@ def validate_cmd(
 
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
     results = validation_results(read_cards(_paths(paths), _stdin()))
-    tally = write_results(
-        results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout)
-    )
+    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
     return _finish(tally, False)
 
 
@@ -176,9 +174,7 @@ def verify_cmd(
             show_default=False,
         ),
     ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Fail cards on SOFT failures too.")
-    ] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail cards on SOFT failures too.")] = False,
     color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
@@ -216,9 +212,7 @@ def verify_cmd(
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
     records = read_cards(_paths(paths), _stdin())
     results = verification_results(records, chosen, now=when, strict=strict)
-    tally = write_results(
-        results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout)
-    )
+    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
     return _finish(tally, True)
 
 
@@ -280,16 +274,10 @@ def new_cmd(
     objective: Annotated[
         str | None, typer.Option("--objective", help="What was asked (1-256 chars).")
     ] = None,
-    outcome: Annotated[
-        str | None, typer.Option("--outcome", help="What happened (1-256 chars).")
-    ] = None,
+    outcome: Annotated[str | None, typer.Option("--outcome", help="What happened (1-256 chars).")] = None,
     fact: Annotated[list[str] | None, typer.Option("--fact", help="A key fact (up to 3).")] = None,
-    action: Annotated[
-        list[str] | None, typer.Option("--action", help="An action taken (up to 3).")
-    ] = None,
-    next_action: Annotated[
-        list[str] | None, typer.Option("--next", help="A next action (up to 3).")
-    ] = None,
+    action: Annotated[list[str] | None, typer.Option("--action", help="An action taken (up to 3).")] = None,
+    next_action: Annotated[list[str] | None, typer.Option("--next", help="A next action (up to 3).")] = None,
     artifact: Annotated[
         list[str] | None,
         typer.Option("--artifact", help="An artifact: path, URL or id (up to 10)."),
@@ -329,17 +317,14 @@ def new_cmd(
     ] = None,
     output: Annotated[
         str | None,
-        typer.Option(
-            "--output", "-o", help="Write to this file (replaced atomically).", show_default=False
-        ),
+        typer.Option("--output", "-o", help="Write to this file (replaced atomically).", show_default=False),
     ] = None,
     fmt: Annotated[
         CardFormat | None,
         typer.Option(
             "--format",
             "-f",
-            help="json (indented) or jsonl (one line). Default: json on a terminal, jsonl "
-            "otherwise.",
+            help="json (indented) or jsonl (one line). Default: json on a terminal, jsonl otherwise.",
             show_default=False,
         ),
     ] = None,
@@ -396,6 +381,8 @@ def new_cmd(
 
 
 def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str | None) -> int:
+    """One card per JSON line of partial fields; bad lines are named on stderr (exit 2)."""
+    import io
     from pathlib import Path
 
     import orjson
@@ -415,8 +402,6 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
             data = Path(source).read_bytes()
         except OSError as exc:
             raise UsageError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    import io
-
     out: list[bytes] = []
     bad = 0
     option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if fmt == "json" else 0)
@@ -433,9 +418,7 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
         fields = {**defaults, **line.value}
         if isinstance(fields.get("card_type"), str):
             fields["card_type"] = fields["card_type"].upper()
-        if "memory_suggestion" in defaults and isinstance(
-            line.value.get("memory_suggestion"), dict
-        ):
+        if "memory_suggestion" in defaults and isinstance(line.value.get("memory_suggestion"), dict):
             fields["memory_suggestion"] = {
                 **defaults["memory_suggestion"],
                 **line.value["memory_suggestion"],
@@ -512,9 +495,7 @@ def contract_cmd(
     from gov.core.cards.contracts import load_contract
 
     data = {"$schema": "urn:gov:schema:card-contract:1", **load_contract(name).to_json()}
-    sys.stdout.buffer.write(
-        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    )
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return 0
 
 
@@ -563,9 +544,7 @@ def budget_cmd(
     from gov.core.cards.sources import read_cards, resolve
 
     cards = [
-        orjson.dumps(record.value).decode()
-        for record in read_cards(paths, _stdin())
-        if record.error is None
+        orjson.dumps(record.value).decode() for record in read_cards(paths, _stdin()) if record.error is None
     ]
     if not cards:
         raise UsageError("no cards to measure")
@@ -579,9 +558,7 @@ def budget_cmd(
             notice(reason)
     report = measure(cards, raws, agents=agents, steps=steps, counter=counter)
     if fmt is BudgetFormat.json:
-        sys.stdout.buffer.write(
-            orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        )
+        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
         sys.stdout.write(_budget_text(report))
     return 0

@@ -93,9 +93,7 @@ def _reductions(cards: Sequence[int], raws: Sequence[int]) -> list[float]:
     return [1 - card / raw for card, raw in zip(cards, raws, strict=True) if raw > 0]
 
 
-def _unit_report(
-    cards: Sequence[int], raws: Sequence[int] | None, agents: int, steps: int
-) -> dict[str, Any]:
+def _unit_report(cards: Sequence[int], raws: Sequence[int] | None, agents: int, steps: int) -> dict[str, Any]:
     card_sizes = Sizes.of(cards)
     report: dict[str, Any] = {"cards": card_sizes.to_json()}
     if raws is None:

@@ -46,9 +46,7 @@ def build_card(fields: Mapping[str, Any], *, now: str | None = None) -> Card:
     if card_type is None:
         raise CardInvalid([Problem("card_type", "required", "required field is missing")])
     if card_type == "NOTE" and fields.get("actions_taken"):
-        raise CardInvalid(
-            [Problem("actions_taken", "note", "a NOTE only observes: it records no actions")]
-        )
+        raise CardInvalid([Problem("actions_taken", "note", "a NOTE only observes: it records no actions")])
     known = isinstance(card_type, str) and card_type in DEFAULT_CONFIDENCE
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,

@@ -56,9 +56,7 @@ def resolve(specs: Iterable[str]) -> list[str]:
             paths.append(spec)
         elif os.path.isdir(spec):
             found = sorted(
-                str(p)
-                for p in Path(spec).rglob("*")
-                if p.suffix in (".json", ".jsonl") and p.is_file()
+                str(p) for p in Path(spec).rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
             )
             if not found:
                 raise CardSourceError(f"{spec}: directory holds no .json or .jsonl files")

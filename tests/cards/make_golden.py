@@ -144,9 +144,7 @@ def make(card_type: str, changes: dict[str, Any]) -> tuple[dict[str, Any], str]:
         data = builder.patch(**fields).model_dump(mode="json")
         data["artifacts"] = []
         return data, "ovi_cards.builder.patch, then artifacts emptied"
-    return MAKERS[card_type](**fields).model_dump(
-        mode="json"
-    ), f"ovi_cards.builder.{card_type.lower()}"
+    return MAKERS[card_type](**fields).model_dump(mode="json"), f"ovi_cards.builder.{card_type.lower()}"
 
 
 def observe(card: dict[str, Any]) -> tuple[bool, dict[str, Any]]:

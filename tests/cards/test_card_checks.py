@@ -57,9 +57,7 @@ def test_extended_contract_understands_inflections() -> None:
     for outcome in ("Staging deploy failed", "Staging deploy errored out",
                     "Staging deploy couldn’t finish", "Staging deploy timed out"):  # fmt: skip
         assert "error_outcome_names_failure" not in failures("extended", **error_card(outcome))
-    assert failures("extended", **error_card("Staging deploy paused")) == [
-        "error_outcome_names_failure"
-    ]
+    assert failures("extended", **error_card("Staging deploy paused")) == ["error_outcome_names_failure"]
 
 
 @pytest.mark.parametrize(
@@ -110,9 +108,7 @@ REFERENCE_STOP = frozenset((
 
 @given(st.text(alphabet=st.sampled_from("abcdeXYZ İKſ -_'1é\n"), max_size=40))
 def test_significant_words_matches_a_plain_reading_of_the_rule(text: str) -> None:
-    expected = {
-        run.lower() for run in re.findall(r"[a-zA-Z]+", text) if len(run) >= 4
-    } - REFERENCE_STOP
+    expected = {run.lower() for run in re.findall(r"[a-zA-Z]+", text) if len(run) >= 4} - REFERENCE_STOP
     assert significant_words(text) == expected
 
 

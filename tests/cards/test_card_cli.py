@@ -58,9 +58,7 @@ sys.stderr.write("LOADED=" + ",".join(heavy) + "\\n")
     ],
 )  # fmt: skip
 def test_cards_never_load_the_numeric_stack(args: list[str]) -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, *args], capture_output=True, timeout=60, check=False
-    )
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, timeout=60, check=False)
     loaded = [line for line in out.stderr.decode().splitlines() if line.startswith("LOADED=")]
     assert loaded, out.stderr.decode()
     # Valid cards never need jsonschema either: it only explains rejections.
@@ -127,9 +125,7 @@ def test_new_takes_every_field() -> None:
         ([], "TYPE is required"),
     ],
 )  # fmt: skip
-def test_new_rejects_bad_input_with_exit_2_naming_option_and_rule(
-    args: list[str], needle: str
-) -> None:
+def test_new_rejects_bad_input_with_exit_2_naming_option_and_rule(args: list[str], needle: str) -> None:
     out = run_gov("card", "new", *args)
     assert out.returncode == 2
     assert out.stdout == b""
@@ -267,12 +263,8 @@ def test_strict_and_contract_options(write_json) -> None:  # type: ignore[no-unt
 def test_now_decides_staleness(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.json", base_card())
     fresh = jsonl(run_gov("card", "verify", str(path), "--now", NOW).stdout)[0]
-    stale = jsonl(
-        run_gov("card", "verify", str(path), "--now", "2025-06-03T12:00:00+02:00").stdout
-    )[0]
-    assert "timestamp_recent" in fresh["checks_passed"] and stale["soft_failures"] == [
-        "timestamp_recent"
-    ]
+    stale = jsonl(run_gov("card", "verify", str(path), "--now", "2025-06-03T12:00:00+02:00").stdout)[0]
+    assert "timestamp_recent" in fresh["checks_passed"] and stale["soft_failures"] == ["timestamp_recent"]
 
 
 def test_reads_stdin() -> None:
@@ -363,9 +355,7 @@ def test_budget_counts_bytes_and_says_why_no_tokens(tmp_path: Path) -> None:
 
 
 def test_budget_offline_encoding_is_reported(tmp_path: Path) -> None:
-    env = _fake_tiktoken(
-        tmp_path, "def get_encoding(name):\n    raise OSError('network is unreachable')\n"
-    )
+    env = _fake_tiktoken(tmp_path, "def get_encoding(name):\n    raise OSError('network is unreachable')\n")
     out = run_gov("card", "budget", str(BUDGET / "cards.jsonl"), env=env)
     assert out.returncode == 0
     assert "encoding is not available" in out.stderr.decode()

@@ -101,9 +101,7 @@ def test_minimum_adjusted_confidence_fails_a_card(tmp_path: Path) -> None:
         ({"id": "x", "extends": "ovi"}, r"extends"),
     ],
 )
-def test_bad_contract_files_name_file_line_and_field(
-    tmp_path: Path, data: object, message: str
-) -> None:
+def test_bad_contract_files_name_file_line_and_field(tmp_path: Path, data: object, message: str) -> None:
     with pytest.raises(ContractError, match=message) as caught:
         load_contract(write(tmp_path, data))
     assert str(caught.value).startswith(str(tmp_path / "team.contract.json"))

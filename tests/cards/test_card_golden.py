@@ -74,9 +74,7 @@ def test_cards_written_by_gov_were_accepted_by_ovi_and_are_still_written_alike()
     now = parse_rfc3339(record["now"])
     for made in record["cards"]:
         assert made["ovi_valid"] is True
-        out = run_gov(
-            "card", "new", *made["args"], "--timestamp", record["timestamp"], "--format", "jsonl"
-        )
+        out = run_gov("card", "new", *made["args"], "--timestamp", record["timestamp"], "--format", "jsonl")
         assert out.returncode == 0, out.stderr
         assert jsonl(out.stdout) == [made["card"]]
         card, problems = check_card(made["card"])

@@ -28,9 +28,7 @@ json_scalars = st.one_of(
 )  # fmt: skip
 json_values = st.recursive(
     json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
-    ),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=6,
 )
 edgy_text = st.one_of(
@@ -102,9 +100,7 @@ def mutation(draw: st.DrawFn) -> Any:
             card["schema_version"] = draw(versions)
         elif kind == "card_type":
             card["card_type"] = draw(
-                st.sampled_from(
-                    ["RESULT", "ERROR", "PLAN", "PATCH", "NOTE", "result", "Note", "", "OTHER"]
-                )
+                st.sampled_from(["RESULT", "ERROR", "PLAN", "PATCH", "NOTE", "result", "Note", "", "OTHER"])
             )
         elif kind == "memory":
             memory: dict[str, Any] = {}

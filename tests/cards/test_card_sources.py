@@ -25,9 +25,7 @@ def test_single_pretty_card_reports_the_line_it_starts_on() -> None:
 
 def test_array_elements_keep_their_index_and_start_line() -> None:
     a, b = base_card(task_id="a"), base_card(task_id='b, [tricky] {"x"}')
-    text = (
-        "[\n  " + json.dumps(a, indent=2).replace("\n", "\n  ") + ",\n\n  " + json.dumps(b) + "\n]"
-    )
+    text = "[\n  " + json.dumps(a, indent=2).replace("\n", "\n  ") + ",\n\n  " + json.dumps(b) + "\n]"
     got = records(text.encode())
     assert [(line, index) for line, index, _, _ in got] == [
         (2, 0),
@@ -61,18 +59,14 @@ def test_broken_pretty_json_is_one_error_at_its_line() -> None:
 
 
 def test_bom_is_ignored() -> None:
-    assert records(b"\xef\xbb\xbf" + json.dumps(base_card()).encode()) == [
-        (1, None, base_card(), None)
-    ]
+    assert records(b"\xef\xbb\xbf" + json.dumps(base_card()).encode()) == [(1, None, base_card(), None)]
 
 
 def test_resolve_expands_directories_and_globs_in_order(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     for name in ("b.json", "a.jsonl", "sub/c.json", "notes.txt"):
         (tmp_path / name).write_text("{}")
-    assert resolve([str(tmp_path)]) == [
-        str(tmp_path / n) for n in ("a.jsonl", "b.json", "sub/c.json")
-    ]
+    assert resolve([str(tmp_path)]) == [str(tmp_path / n) for n in ("a.jsonl", "b.json", "sub/c.json")]
     assert resolve([str(tmp_path / "*.json")]) == [str(tmp_path / "b.json")]
     assert resolve([str(tmp_path / "**" / "*.json")]) == [
         str(tmp_path / "b.json"), str(tmp_path / "sub" / "c.json")
