@@ -103,14 +103,10 @@ _HEX = frozenset("0123456789abcdef")
 _STATS: dict[str, int] = {"emitted": 0, "sink_errors": 0, "invalid": 0, "withheld": 0}
 
 
+@runtime_checkable
 class Sink(Protocol):
     """Anything that takes events. ``emit`` may raise; :func:`emit` swallows it."""
 
-    def emit(self, event: dict[str, Any]) -> None: ...
-
-
-@runtime_checkable
-class _HasEmit(Protocol):
     def emit(self, event: dict[str, Any]) -> None: ...
 
 
@@ -145,8 +141,6 @@ def is_document_name(name: object) -> bool:
     if not (first.isalnum() or first == "_") or ".." in name:
         return False
     if not all(c.isalnum() or c in _NAME_PUNCT for c in name):
-        return False
-    if not name.isascii() and not name.isprintable():
         return False
     stem, dot, suffix = name.rpartition(".")
     if dot and stem and suffix.lower() in _FILE_SUFFIXES:
@@ -374,24 +368,27 @@ class JsonlSink:
 
         self.write_line(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
 
-    def _open(self) -> int:
-        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+    def _open(self) -> tuple[int, bool]:
+        """The descriptor, and whether it can read (to look at the last byte)."""
+        flags = os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
         try:
-            return os.open(self.path, flags, 0o600)
+            return os.open(self.path, flags | os.O_RDWR, 0o600), True
         except FileNotFoundError:
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-            return os.open(self.path, flags, 0o600)
+            return os.open(self.path, flags | os.O_RDWR, 0o600), True
+        except PermissionError:  # a shared log we may append to but not read
+            return os.open(self.path, flags | os.O_WRONLY, 0o600), False
 
     def write_line(self, line: bytes) -> None:
         """Append ``line`` (which ends in a newline) whole; raise OSError on failure."""
-        fd = self._open()
+        fd, readable = self._open()
         try:
             locked = False
             if fcntl is not None:
                 with contextlib.suppress(OSError):  # e.g. ENOLCK on some network filesystems
                     fcntl.flock(fd, fcntl.LOCK_EX)
                     locked = True
-            size = os.fstat(fd).st_size
+            size = os.fstat(fd).st_size if readable else 0
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 line = b"\n" + line  # finish a line torn by a writer that died
             view = memoryview(line)
@@ -424,7 +421,7 @@ _env_sink: JsonlSink | None = None
 def set_sink(sink: Sink | None) -> None:
     """Install ``sink`` for this process; ``None`` turns telemetry off. Beats the environment."""
     global _explicit
-    if sink is not None and not isinstance(sink, _HasEmit):
+    if sink is not None and not isinstance(sink, Sink):
         raise TypeError("a telemetry sink needs an emit(event) method")
     _explicit = sink
 

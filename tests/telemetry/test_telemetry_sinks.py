@@ -205,3 +205,19 @@ def test_bad_events_are_counted_not_raised() -> None:
     telemetry.record(outcome="routed", adapter="cli", surprise=1)
     assert memory.events == []
     assert telemetry.stats()["invalid"] == before + 4
+
+
+def test_a_log_we_may_append_to_but_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "shared.jsonl"
+    path.write_bytes(b"")
+    real_open = os.open
+
+    def no_read(file: Any, flags: int, mode: int = 0o777) -> int:
+        if flags & os.O_RDWR:
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, flags, mode)
+
+    monkeypatch.setattr(os, "open", no_read)
+    telemetry.JsonlSink(path).emit(_event())
+    monkeypatch.undo()
+    assert orjson.loads(path.read_bytes())["outcome"] == "routed"
