@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
 import time
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import orjson
+from pydantic import BaseModel, Field, WithJsonSchema
+
 from gov.core import __version__, telemetry
 from gov.core.cards.build import build_card
 from gov.core.cards.contracts import builtin_contract
@@ -27,7 +31,6 @@ from gov.core.cards.validate import CardInvalid, check_card
 from gov.core.cards.verify import verify
 from gov.core.errors import GovError, InputError
 from gov.core.model_bundle import DEFAULT_MODEL_ID
-from pydantic import BaseModel, Field, WithJsonSchema
 
 if TYPE_CHECKING:
     from gov.core.index import Index
@@ -147,13 +150,13 @@ class PolicyTools:
         if warm:
             # Load the model and touch every routing path, at a short and at the longest
             # input, so the first request pays for neither.
-            index.route(WARM_UP_PROMPT)
-            index.route(" ".join([WARM_UP_PROMPT] * 40))
+            index.route(WARM_UP_PROMPT, record=False)
+            index.route(" ".join([WARM_UP_PROMPT] * 40), record=False)
 
     def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
         """Route one prompt; one telemetry event, timed from ``received``."""
         with telemetry.attempt("mcp", start=received) as attempt:
-            result = self.index.route(prompt)
+            result = self.index.route(prompt, record=False)  # this event is the adapter's
             routes = [route for route in result.routes if route.dependency_of is None]
             routes = routes[:MAX_ROUTES]
             attempt.result([route.name for route in routes], route_ms=self.index.route_ms,
@@ -269,8 +272,11 @@ def build_server(tools: PolicyTools) -> Any:
     options: dict[str, Any] = {"instructions": INSTRUCTIONS, "log_level": "WARNING"}
     try:
         server = server_class(SERVER_NAME, version=__version__, **options)
-    except TypeError:  # SDK 1 takes no version
+    except TypeError:
         server = server_class(SERVER_NAME, **options)
+    lowlevel = getattr(server, "_mcp_server", None)  # SDK 1 drops the version: name it there
+    if lowlevel is not None:
+        lowlevel.version = __version__
 
     def fix(exc: GovError) -> Exception:
         return tool_error(str(exc))
@@ -331,4 +337,15 @@ def serve(index: Index, *, threads: int | None = 1) -> None:
     import anyio
 
     server = build_server(PolicyTools(index, threads=threads))
-    anyio.run(server.run_stdio_async)
+    saved = sys.stdout
+    # SDK 1 closes the stdout it wraps when the client hangs up; lend it a duplicate so the
+    # process's own stdout is still open for a clean exit. No real stdout: serve on this one.
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        sys.stdout = open(os.dup(saved.fileno()), "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        lent, sys.stdout = sys.stdout, saved
+        if lent is not saved:
+            with contextlib.suppress(OSError, ValueError):
+                lent.close()

@@ -415,3 +415,34 @@ def test_harness_configs_start_a_working_server(index_path: Path) -> None:
             assert {tool.name for tool in tools} == TOOLS
         finally:
             live.close()
+
+
+def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(index_path: Path) -> None:
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "route_policies", "arguments": {"prompt": "roll back the release"}}},
+    ]
+    stdin = "".join(json.dumps(request) + "\n" for request in requests)
+    result = run_gov("mcp", "-i", str(index_path), input=stdin)
+    assert result.returncode == 0, result.stderr
+    replies = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert [reply["id"] for reply in replies] == [1, 2]
+    assert all(reply["jsonrpc"] == "2.0" for reply in replies)
+    assert replies[0]["result"]["serverInfo"]["name"] == "gov"
+    routed = replies[1]["result"]["structuredContent"]["routes"]
+    assert routed and routed[0]["name"] == "deployment"
+    assert b"serving" in result.stderr  # the notice went to stderr, not into the protocol
+
+
+def test_importing_the_server_module_loads_no_sdk() -> None:
+    import subprocess
+
+    code = ("import sys, gov.core.mcp_server; "
+            "print(sorted(m for m in ('mcp', 'typer', 'rich') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
+                            check=True)
+    assert result.stdout.decode().strip() == "[]"
