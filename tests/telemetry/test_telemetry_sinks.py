@@ -13,8 +13,8 @@ import pytest
 from gov.core import telemetry
 from gov.core.telemetry_report import summarize
 
-WRITERS = 10
-EVENTS_EACH = 2000
+WRITERS = 8
+EVENTS_EACH = 1500
 
 
 def _event(**fields: Any) -> dict[str, Any]:
