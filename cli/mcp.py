@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
