@@ -117,7 +117,12 @@ def report_command(
             orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
         )
     else:
-        _draw(conventions.console(), report)
+        out = conventions.console()
+        # Drawn into a string first: rich turns a closed pipe into exit 1 itself, while a
+        # plain write lets the shared convention end quietly with 141.
+        with out.capture() as drawn:
+            _draw(out, report)
+        sys.stdout.write(drawn.get())
     return 0 if report["events"] else 1
 
 
