@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Annotated
 
 import typer
+
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 
