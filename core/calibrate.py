@@ -283,7 +283,7 @@ def _logistic_fit(x: NDArray[np.float64], y: NDArray[np.float64], penalty: float
 
 def _thresholds(confidence: NDArray[np.float64], negative: NDArray[np.bool_]) -> list[float | None]:
     """No threshold, a coarse ladder, and a step just above each of the top negatives."""
-    ladder = [round(x, 2) for x in np.arange(0.05, 0.96, 0.05)]
+    ladder = [round(float(x), 2) for x in np.arange(0.05, 0.96, 0.05)]
     above = sorted({min(1.0, round(float(c) + 1e-4, 4)) for c in
                     np.sort(confidence[negative])[-40:]}) if negative.any() else []
     values: list[float | None] = [None]
