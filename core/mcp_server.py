@@ -116,25 +116,15 @@ def _problems(problems: list[Problem]) -> list[ProblemOut]:
     return [ProblemOut(**problem.to_json()) for problem in problems]
 
 
-def _card_value(card: dict[str, Any] | str) -> Any:
-    """A card given as an object, or as JSON text (some clients can only send strings)."""
+def _checked(card: dict[str, Any] | str) -> tuple[Any, list[ProblemOut]]:
+    """The parsed card (or None) and its problems; a card may come as JSON text, since some
+    clients can only send strings."""
+    value: Any = card
     if isinstance(card, str):
         try:
-            return orjson.loads(card)
+            value = orjson.loads(card)
         except orjson.JSONDecodeError as exc:
-            return _NotJson(str(exc))
-    return card
-
-
-class _NotJson:
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-
-def _checked(card: dict[str, Any] | str) -> tuple[Any, list[ProblemOut]]:
-    value = _card_value(card)
-    if isinstance(value, _NotJson):
-        return None, [ProblemOut(path="$", rule="json", message=f"not valid JSON: {value.reason}")]
+            return None, [ProblemOut(path="$", rule="json", message=f"not valid JSON: {exc}")]
     parsed, problems = check_card(value)
     return parsed, _problems(problems)
 
@@ -149,9 +139,11 @@ class PolicyTools:
             _pin_encoder(index, threads)
         if warm:
             # Load the model and touch every routing path, at a short and at the longest
-            # input, so the first request pays for neither.
+            # input, so the first request pays for neither; and load the schema checker that
+            # explains a rejected card, which would cost the first bad card a few hundred ms.
             index.route(WARM_UP_PROMPT, record=False)
             index.route(" ".join([WARM_UP_PROMPT] * 40), record=False)
+            self.validate_card({})
 
     def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
         """Route one prompt; one telemetry event, timed from ``received``."""
