@@ -17,7 +17,7 @@ Adapter API. Each adapter wraps one route attempt, from input to output written:
 
     with telemetry.attempt("cli", start=START) as t:    # START: perf_counter() at process start
         index = open_index(...)                          # a GovError here records "failed"
-        result = index.route(prompt)
+        result = index.route(prompt, record=False)       # the adapter records, not the library
         t.result_of(index, result)                       # or t.result(names, route_ms=..., ...)
         write_output(result)                             # an error here records "render"
 
