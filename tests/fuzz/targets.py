@@ -22,7 +22,7 @@ def hook_target(data: bytes) -> None:
 
     split = data.find(b"\x00")
     argv_bytes, stdin = (data[:split], data[split + 1 :]) if split >= 0 else (b"codex", data)
-    argv = argv_bytes.decode("utf-8", "replace").split()[:6] + ["--serve", "never", "-i", "/nonexistent/index"]
+    argv = [*argv_bytes.decode("utf-8", "replace").split()[:6], "--serve", "never", "-i", "/nonexistent/index"]
     out, err = io.BytesIO(), io.StringIO()
     if any(arg in ("-h", "--help") for arg in argv):
         return
@@ -67,9 +67,9 @@ def main() -> None:
     name = sys.argv[1]
     target = TARGETS[name]
     with atheris.instrument_imports():
-        import gov.cli.hook  # noqa: F401
-        import gov.core.cards.sources  # noqa: F401
-        import gov.core.cards.validate  # noqa: F401
+        import gov.cli.hook
+        import gov.core.cards.sources
+        import gov.core.cards.validate
         import gov.core.cards.verify  # noqa: F401
     atheris.Setup([sys.argv[0], *sys.argv[2:]], target)
     atheris.Fuzz()
