@@ -1,0 +1,69 @@
+"""Routing on a local Ray cluster gives the single-process output, byte for byte."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gov.core import ray_engine
+from tests.conftest import run_gov
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'gov[ray]')")
+
+PROMPTS = [
+    "rotate the leaked stripe key", "roll back the release from last night",
+    "what is the capital of france", "rename this variable to snake case",
+    "who is on call for the payments service tonight", "add a column to the orders table",
+]
+
+
+def make_input(path: Path, count: int = 50) -> bytes:
+    lines = []
+    for i in range(count):
+        if i == 7:
+            lines.append("not json")
+        elif i == 20:
+            lines.append("")
+        else:
+            lines.append(json.dumps({"id": i, "prompt": f"{PROMPTS[i % len(PROMPTS)]} ({i})"}))
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(data)
+    return data
+
+
+def test_shards_hold_whole_batches_and_count_lines(tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    make_input(source)
+    pieces = ray_engine.shards(source, batch_size=4, shard_records=10)
+    assert pieces[0].start == 0 and pieces[0].first_line == 1
+    data = source.read_bytes()
+    assert b"".join(data[s.start : s.end] for s in pieces) == data
+    records = [sum(1 for line in data[s.start : s.end].splitlines() if line.strip())
+               for s in pieces]
+    assert all(n == 8 for n in records[:-1])  # 10 rounded down to whole batches of 4
+    for piece in pieces:
+        assert piece.first_line == data[: piece.start].count(b"\n") + 1
+    assert ray_engine.shards(tmp_path / "in.jsonl", 4, 1000)[0].end == len(data)
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> object:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_output_equals_single_process(example_index: Path, tmp_path: Path,
+                                          local_ray: object) -> None:
+    source = tmp_path / "in.jsonl"
+    data = make_input(source)
+    single = run_gov("route", "-i", str(example_index), "--batch-size", "4", input=data)
+    out = io.BytesIO()
+    run = ray_engine.route_file(example_index, source, out, concurrency=2, batch_size=4,
+                                shard_records=8)
+    assert out.getvalue() == single.stdout
+    assert (run.rows, run.errors, run.shards) == (49, 1, 7)
+    assert len(run.load_seconds) == 2 and all(s > 0 for s in run.load_seconds)
