@@ -11,6 +11,7 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import PointOpt, index_path, load_point
+from gov.core.errors import UsageError
 
 HELP = """Build the index file that routing reads, from folders of documents.
 
@@ -49,7 +50,7 @@ def index_command(
     target = index_path(output)
     out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text")
     if out_format not in ("text", "json"):
-        raise typer.BadParameter("--format must be text or json")
+        raise UsageError(f"--format {out_format!r}: use text or json")
     if verify:
         from gov.core.index import load_index
 
@@ -61,7 +62,7 @@ def index_command(
               + (", STALE: its corpus changed since the build" if stale else ", fresh"))
         return 1 if stale else 0
     if not paths:
-        raise typer.BadParameter("give at least one corpus folder or file (or '-' for stdin)")
+        raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
     from gov.core import model_bundle
     from gov.core.corpus import load_corpus
     from gov.core.index import build_index
