@@ -9,6 +9,7 @@ import typer
 
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.core.errors import UsageError
 
 HELP = """Run the warm route server on a Unix socket in your runtime folder.
 
@@ -41,6 +42,8 @@ def serve_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
+    if fmt not in (None, "text", "json"):
+        raise UsageError(f"--format {fmt!r}: use text or json")
     from gov.core import serve
 
     if status:

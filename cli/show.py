@@ -10,7 +10,7 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import IndexOpt, open_index
-from gov.core.errors import InputError
+from gov.core.errors import InputError, UsageError
 
 HELP = """Print a whole document from the index, never a chunk of it.
 
@@ -34,6 +34,8 @@ def show_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
+    if fmt not in (None, "text", "json"):
+        raise UsageError(f"--format {fmt!r}: use text or json")
     loaded = open_index(index, check_stale=False)
     if name not in loaded.names:
         raise InputError(f"no document named {name!r}; the index has: {', '.join(sorted(loaded.names))}")
