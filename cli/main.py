@@ -17,7 +17,7 @@ app = typer.Typer(
         "back.\n\n"
         "Example:\n\n"
         "    gov index examples/policies -o .gov/index\n\n"
-        "    gov route 'roll back last night's release' -i .gov/index"
+        "    gov route \"roll back last night's release\" -i .gov/index"
     ),
     no_args_is_help=True,
     add_completion=False,
