@@ -188,6 +188,18 @@ def test_unknown_option_is_a_usage_error(doc: docgen.CommandDoc) -> None:
     assert not result.stdout
 
 
+FORMATTED = [doc for doc in LEAVES if "--format" in option_names(doc)]
+
+
+@pytest.mark.parametrize("doc", FORMATTED, ids=ids(FORMATTED))
+def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path) -> None:
+    required = ["x" for param in doc.params if param.argument and not param.term.startswith("[")]
+    result = run_gov(*doc.words[1:], *required, "--format", "yaml", input=b"", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr.decode()
+    assert "yaml" in result.stderr.decode()
+    assert not result.stdout
+
+
 def test_version_names_the_model() -> None:
     from gov.core import __version__
     from gov.core.model_bundle import DEFAULT_MODEL_ID
