@@ -56,9 +56,9 @@ def index_command(
 
         loaded = load_index(target, verify=True)
         stale = loaded.is_stale()
-        summary = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
-                   "stale": stale, "fingerprint": loaded.fingerprint}
-        _emit(summary, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
+        checked = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
+                                   "stale": stale, "fingerprint": loaded.fingerprint}
+        _emit(checked, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
               + (", STALE: its corpus changed since the build" if stale else ", fresh"))
         return 1 if stale else 0
     if not paths:
@@ -83,7 +83,7 @@ def index_command(
     built.write(target)
     header = built.header
     build = header["build"]
-    summary: dict[str, Any] = {
+    summary = {
         "index": str(target),
         "documents": header["corpus"]["size"],
         "retired": header["corpus"]["retired"],
@@ -95,16 +95,19 @@ def index_command(
         "separability": header["separability"],
         "divergence": header["divergence"],
     }
+    retired: list[str] = summary["retired"]
+    skipped: list[str] = summary["skipped"]
+    reasons: list[str] = summary["divergence"]
     lines = [
         f"indexed {summary['documents']} documents ({build['surfaces']} surfaces) -> {target}",
         f"  model: {summary['model'] or 'none (lexical only)'}; "
         f"reused {build['reused_vectors']} embeddings from the previous index",
     ]
-    if summary["retired"]:
-        lines.append(f"  left out (status): {', '.join(summary['retired'])}")
-    if summary["skipped"]:
-        lines.append(f"  skipped (no trigger): {', '.join(summary['skipped'])}")
-    for reason in summary["divergence"]:
+    if retired:
+        lines.append(f"  left out (status): {', '.join(retired)}")
+    if skipped:
+        lines.append(f"  skipped (no trigger): {', '.join(skipped)}")
+    for reason in reasons:
         lines.append(f"  divergence: {reason}")
     _emit(summary, out_format, "\n".join(lines))
     return 0

@@ -63,7 +63,9 @@ def serve_command(
         stopped = serve.stop()
         conventions.notice("stopped the server" if stopped else "no server was running")
         return 0
-    conventions.notice(f"serving on {serve.socket_path()} (idle timeout {idle_timeout} s)")
+    from gov.core.serve_protocol import socket_path
+
+    conventions.notice(f"serving on {socket_path()} (idle timeout {idle_timeout} s)")
     code = serve.serve(idle_seconds=idle_timeout)
     if code == 1:
         conventions.notice("a server is already running")
