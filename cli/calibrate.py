@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import IndexOpt, open_index
@@ -161,8 +162,9 @@ def calibrate_command(
 
 
 def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
-    from gov.core.calibrate import describe
     from rich.table import Table
+
+    from gov.core.calibrate import describe
 
     out = conventions.console()
     out.print(f"rule: {result.rule}")

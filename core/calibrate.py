@@ -96,35 +96,36 @@ def _fold(prompt: str, folds: int) -> int:
     return int.from_bytes(digest[:4], "big") % folds
 
 
-def _fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], documents: int,
+def _fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], classes: int,
                     ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Multinomial logistic regression over embeddings; rows for every document index."""
+    """Multinomial logistic regression over embeddings; one row per class index."""
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
     model.fit(vectors, owners)
-    weights = np.zeros((documents, vectors.shape[1]), dtype=np.float32)
-    bias = np.full(documents, -1e4, dtype=np.float32)
-    classes = np.asarray(model.classes_, dtype=np.int64)
-    if classes.size == 2:
+    weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
+    bias = np.full(classes, -1e4, dtype=np.float32)
+    seen = np.asarray(model.classes_, dtype=np.int64)
+    if seen.size == 2:
         # scikit-learn keeps one row for two classes: split it into two opposite logits.
-        weights[classes[1]] = model.coef_[0] / 2
-        weights[classes[0]] = -model.coef_[0] / 2
-        bias[classes[1]] = model.intercept_[0] / 2
-        bias[classes[0]] = -model.intercept_[0] / 2
+        weights[seen[1]] = model.coef_[0] / 2
+        weights[seen[0]] = -model.coef_[0] / 2
+        bias[seen[1]] = model.intercept_[0] / 2
+        bias[seen[0]] = -model.intercept_[0] / 2
     else:
-        weights[classes] = model.coef_
-        bias[classes] = model.intercept_
+        weights[seen] = model.coef_
+        bias[seen] = model.intercept_
     return weights, bias
 
 
 def _probabilities(vectors: NDArray[np.float32], weights: NDArray[np.float32],
-                   bias: NDArray[np.float32]) -> NDArray[np.float64]:
+                   bias: NDArray[np.float32], documents: int) -> NDArray[np.float64]:
+    """Each document's probability (a "no document" class past them takes its share)."""
     logits = (vectors @ weights.T + bias).astype(np.float64)
     logits -= logits.max(axis=1, keepdims=True)
     np.exp(logits, out=logits)
     logits /= logits.sum(axis=1, keepdims=True)
-    return logits
+    return logits[:, :documents]
 
 
 def score(index: Index, labelled: Labelled, learn: bool = False,
@@ -168,6 +169,15 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
     semantic[:, present] = np.maximum(semantic[:, present], best)
     base_vectors = np.asarray(index.embeddings, dtype=np.float32)
     base_owner = np.asarray(index.surface_doc, dtype=np.int64)
+    # The negatives train a "no document" class (index ``documents``), cross-fitted alike.
+    negative_rows = np.array([r for r, names in enumerate(labelled.expected) if not names],
+                             dtype=np.int64)
+    abstain = negative_rows.size > 0
+    classes = documents + (1 if abstain else 0)
+    base_vectors = np.vstack([base_vectors, vectors[negative_rows]]) if abstain else base_vectors
+    base_owner = np.concatenate([base_owner, np.full(negative_rows.size, documents)])
+    base_fold = np.concatenate([np.full(index.embeddings.shape[0], -1),
+                                prompt_fold[negative_rows]])
     probabilities = np.zeros((len(labelled.prompts), documents), dtype=np.float64)
     for fold in range(FOLDS):
         held = prompt_fold == fold
@@ -176,14 +186,15 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
         if progress:
             progress(f"learning: classifier for fold {fold + 1} of {FOLDS}")
         keep = surface_fold != fold
+        base_keep = base_fold != fold
         weights, bias = _fit_classifier(
-            np.vstack([base_vectors, learned_vectors[keep]]),
-            np.concatenate([base_owner, learned_owner[keep]]), documents)
-        probabilities[held] = _probabilities(vectors[held], weights, bias)
+            np.vstack([base_vectors[base_keep], learned_vectors[keep]]),
+            np.concatenate([base_owner[base_keep], learned_owner[keep]]), classes)
+        probabilities[held] = _probabilities(vectors[held], weights, bias, documents)
     if progress:
         progress("learning: classifier on every positive")
     weights, bias = _fit_classifier(np.vstack([base_vectors, learned_vectors]),
-                                    np.concatenate([base_owner, learned_owner]), documents)
+                                    np.concatenate([base_owner, learned_owner]), classes)
     learned = LearnedArrays(
         vectors=np.ascontiguousarray(learned_vectors, dtype=np.float32),
         names=[index.names[o] for o in owners],
@@ -191,6 +202,7 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
         classifier_weights=weights,
         classifier_bias=bias,
         classifier_names=list(index.names),
+        abstain_class=abstain,
     )
     return Scores(lexical, semantic, probabilities), learned
 

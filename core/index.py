@@ -486,7 +486,8 @@ class Index:
         weights, bias, columns = self.classifier
         probabilities = softmax_rows(vectors @ weights.T + bias)
         out = np.zeros((vectors.shape[0], len(self.documents)), dtype=np.float64)
-        out[:, columns] = probabilities
+        # Rows past the named documents (the "no document" class) only take probability away.
+        out[:, columns] = probabilities[:, : columns.size]
         return out
 
     def score_many(self, prompts: Sequence[str]) -> tuple[
@@ -501,7 +502,10 @@ class Index:
         return lexical, semantic, vectors
 
     def lexical_scores(self, prompt: str) -> NDArray[np.float64]:
-        rows = self.lexical.scores(prompt)
+        return self._per_document(self.lexical.scores(prompt))
+
+    def _per_document(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each document's best surface score from per-surface lexical scores."""
         return np.maximum.reduceat(rows, self._starts) if rows.size else rows
 
     def semantic_scores(self, vectors: NDArray[np.float32],
@@ -545,11 +549,12 @@ class Index:
         learned = self.learned_scores(vectors) if vectors is not None else None
         results = []
         for row, prompt in enumerate(prompts):
-            lexical = self.lexical_scores(prompt)
+            surfaces = self.lexical.scores(prompt)  # once per prompt: _why reuses it
             sem = semantic[row] if semantic is not None else None
-            results.append(self._routes(prompt, lexical, sem,
+            results.append(self._routes(prompt, self._per_document(surfaces), sem,
                                         vectors[row] if vectors is not None else None,
-                                        learned[row] if learned is not None else None))
+                                        learned[row] if learned is not None else None,
+                                        surface_lexical=surfaces))
         self.route_ms = (time.perf_counter() - started) * 1000.0
         if record:
             self._record_library(results, started)
@@ -570,11 +575,13 @@ class Index:
 
     def _routes(self, prompt: str, lexical: NDArray[np.float64],
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
-                learned: NDArray[np.float64] | None = None) -> RouteResult:
+                learned: NDArray[np.float64] | None = None, *,
+                surface_lexical: NDArray[np.float64] | None = None) -> RouteResult:
         chosen, confidence = select(lexical, semantic, self.operating_point, learned)
         routes = [
             Route(self.names[c.doc], c.fused, c.lexical, c.semantic,
-                  self._why(prompt, c.doc, c.lexical is not None, c.semantic is not None, vector))
+                  self._why(prompt, c.doc, c.lexical is not None, c.semantic is not None, vector,
+                            surface_lexical))
             for c in chosen
         ]
         if self.operating_point.expand_dependencies:
@@ -600,11 +607,14 @@ class Index:
         return slice(start, end)
 
     def _why(self, prompt: str, doc: int, lexical: bool, semantic: bool,
-             vector: NDArray[np.float32] | None) -> str:
+             vector: NDArray[np.float32] | None,
+             surface_lexical: NDArray[np.float64] | None = None) -> str:
         parts = []
         segment = self._segment(doc)
         if lexical:
-            rows = self.lexical.scores(prompt)[segment]
+            if surface_lexical is None:
+                surface_lexical = self.lexical.scores(prompt)
+            rows = surface_lexical[segment]
             best = segment.start + int(np.argmax(rows))
             words = self.lexical.matched_terms(prompt, self.surface_texts[best])
             if not words:

@@ -3,7 +3,9 @@
 ``gov calibrate --learn`` keeps two things: the labelled positives' embeddings, routed to
 as further example surfaces of their documents (nearest neighbours), and a linear
 classifier over embeddings (one weight row and bias per document, fitted with
-scikit-learn, applied here as a matrix product and a softmax). The arrays live in an
+scikit-learn, applied here as a matrix product and a softmax). When the labelled set has
+negatives the classifier also has a "no document" class, trained on them: the
+probability left for the documents is then itself evidence for abstaining. The arrays live in an
 ``.npz`` file read with ``allow_pickle=False``; the point's JSON names the file, its
 sha256, and the documents and texts the rows belong to.
 """
@@ -18,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from gov.core.atomic import write_bytes_atomic
 from gov.core.errors import OperatingPointError
-from numpy.typing import NDArray
 
 ARRAYS = ("vectors", "classifier_weights", "classifier_bias")
 
@@ -35,6 +38,8 @@ class LearnedArrays:
     classifier_weights: NDArray[np.float32]
     classifier_bias: NDArray[np.float32]
     classifier_names: list[str]
+    # The classifier's last row is the "no document" class (trained on the negatives).
+    abstain_class: bool = False
 
     def arrays(self) -> dict[str, NDArray[np.float32]]:
         return {"vectors": self.vectors, "classifier_weights": self.classifier_weights,
@@ -43,7 +48,8 @@ class LearnedArrays:
     def info(self, sha256: str) -> dict[str, Any]:
         """The JSON half: what each array row belongs to."""
         return {"names": self.names, "texts": self.texts,
-                "classifier_names": self.classifier_names, "sha256": sha256}
+                "classifier_names": self.classifier_names, "abstain_class": self.abstain_class,
+                "sha256": sha256}
 
 
 def encode(learned: LearnedArrays) -> bytes:
@@ -76,16 +82,16 @@ def from_arrays(arrays: dict[str, Any], info: dict[str, Any], where: str,
     if vectors.ndim != 2 or vectors.shape[0] != len(names):
         raise OperatingPointError(f"{where}: 'vectors' has {vectors.shape[0]} rows, "
                                   f"learned.names lists {len(names)}")
-    if weights.ndim != 2 or weights.shape[0] != len(classifier_names) or bias.shape != (
-        len(classifier_names),
-    ):
+    abstain_class = bool(info.get("abstain_class", False))
+    classes = len(classifier_names) + (1 if abstain_class and classifier_names else 0)
+    if weights.ndim != 2 or weights.shape[0] != classes or bias.shape != (classes,):
         raise OperatingPointError(f"{where}: the classifier arrays do not match "
                                   "learned.classifier_names")
     for array, label in ((vectors, "vectors"), (weights, "classifier_weights")):
         if array.shape[0] and dim is not None and array.shape[1] != dim:
             raise OperatingPointError(f"{where}: {label!r} has dimension {array.shape[1]}, "
                                       f"the index's model has {dim}")
-    return LearnedArrays(vectors, names, texts, weights, bias, classifier_names)
+    return LearnedArrays(vectors, names, texts, weights, bias, classifier_names, abstain_class)
 
 
 def load_learned(path: Path, info: dict[str, Any], dim: int | None = None) -> LearnedArrays:

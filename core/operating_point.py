@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
 from gov.core.atomic import write_bytes_atomic
 from gov.core.errors import OperatingPointError
 
@@ -157,6 +158,8 @@ def _check_learned(value: Any, where: str) -> dict[str, Any] | None:
             raise bad(f"{key} must be a list of strings")
     if len(value.get("names", [])) != len(value.get("texts", [])):
         raise bad("names and texts must have the same length")
+    if not isinstance(value.get("abstain_class", False), bool):
+        raise bad("abstain_class must be true or false")
     if not isinstance(value.get("sha256"), str):
         raise bad("sha256 must be the array file's sha256")
     return value

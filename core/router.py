@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from gov.core.operating_point import OperatingPoint
 from numpy.typing import NDArray
+
+from gov.core.operating_point import OperatingPoint
 
 FloatArray = NDArray[np.float64]
 
@@ -76,7 +77,7 @@ def _rank_contribution(scores: FloatArray, admitted: NDArray[np.bool_], k: float
 
 
 FEATURES = ("semantic_top", "semantic_margin", "lexical_top", "lexical_margin", "learned_top",
-            "learned_margin", "fused_top", "fused_margin")
+            "learned_margin", "fused_top", "fused_margin", "learned_mass")
 
 
 def _margin(scores: FloatArray | None, top: int) -> tuple[float, float]:
@@ -101,8 +102,10 @@ def confidence_features(lexical: FloatArray, semantic: FloatArray | None, top: i
     lex_top, lex_margin = _margin(lexical, top)
     head_top, head_margin = _margin(learned, top)
     fused_top, fused_margin = _margin(fused, top)
+    # The probability the classifier leaves for any document (1 without a "none" class).
+    mass = float(learned.sum()) if learned is not None else 0.0
     return [sem_top, sem_margin, lex_top, lex_margin, head_top, head_margin, fused_top,
-            fused_margin]
+            fused_margin, mass]
 
 
 def logistic(weights: tuple[float, ...], features: list[float]) -> float:
@@ -285,6 +288,7 @@ def rank_many(lexical: FloatArray, semantic: FloatArray | None, point: Operating
     for signal in (sem, lexical, learned, fused):
         value, margin = _margins(signal, top1)
         columns.extend((value, margin))
+    columns.append(learned.sum(axis=1) if learned is not None else np.zeros(n))
     features = np.stack(columns, axis=1)
     features[top1 < 0] = 0.0
     return RankedMany(top1, top2, fused1, fused2, features)
