@@ -39,7 +39,7 @@ def percentile(values: list[float], q: float) -> float:
 def summary(label: str, values: list[float]) -> str:
     return (f"{label}: median {statistics.median(values):.2f} ms, "
             f"p90 {percentile(values, 0.90):.2f} ms, p99 {percentile(values, 0.99):.2f} ms, "
-            f"max {max(values):.2f} ms (n={len(values)})")
+            f"min {min(values):.2f}, max {max(values):.2f} ms (n={len(values)})")
 
 
 def prompts() -> list[str]:
