@@ -86,6 +86,7 @@ def route_command(
     failed_rows = 0
     abstained = 0
     recording = telemetry.enabled()
+    known = frozenset(loaded.names) if recording else frozenset()
     for batch in _batches(_records(prompt, text), batch_size):
         batch_start = start if prompt is not None else time.perf_counter()
         prompts = [row["prompt"] for row in batch if row.get("_ok")]
@@ -102,7 +103,7 @@ def route_command(
                                        corpus_size=len(loaded.names),
                                        index_fingerprint=loaded.fingerprint,
                                        operating_point_id=loaded.operating_point.id,
-                                       known=frozenset(loaded.names))
+                                       known=known)
                     writer.write(_output(row["_record"], result))
             else:
                 failed_rows += 1
