@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -124,20 +125,22 @@ class LexicalScorer:
 
     def scores(self, text: str) -> NDArray[np.float64]:
         """Cosine similarity between the prompt and each surface (rows of the matrix)."""
-        out = np.zeros(self.arrays.n_rows, dtype=np.float64)
+        n_rows = self.arrays.n_rows
         columns, weights = self.vector(text)
         if columns.size == 0:
-            return out
+            return np.zeros(n_rows, dtype=np.float64)
         ptr, rows, data = self.arrays.col_ptr, self.arrays.col_rows, self.arrays.col_data
         starts, ends = ptr[columns], ptr[columns + 1]
         lengths = ends - starts
         total = int(lengths.sum())
         if total == 0:
-            return out
-        # Gather every (row, value) of the prompt's columns in one vectorised step.
+            return np.zeros(n_rows, dtype=np.float64)
+        # Gather every (row, value) of the prompt's columns in one vectorised step, then sum
+        # per row in that same order (bincount adds like a sequential ``np.add.at``).
         offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
-        np.add.at(out, rows[offsets], data[offsets] * np.repeat(weights, lengths))
-        return out
+        summed = np.bincount(rows[offsets], weights=data[offsets] * np.repeat(weights, lengths),
+                             minlength=n_rows)
+        return cast("NDArray[np.float64]", summed)
 
     def matched_terms(self, prompt: str, surface: str, limit: int = 5) -> list[str]:
         """Words of the prompt (stop words removed) that also occur in ``surface``."""
