@@ -30,7 +30,7 @@ problems are one line on stderr.
 
 Example:
 
-    echo '{"prompt": "roll back last night\\'s release", "cwd": "."}' | gov hook claude-code
+    echo '{"prompt": "roll back the release from last night", "cwd": "."}' | gov hook claude-code
 
     In .claude/settings.json: {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
     "command": "gov hook claude-code"}]}]}}
@@ -192,5 +192,6 @@ def register(app: Any) -> None:
         raise typer.Exit(main(list(ctx.args)))
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
-    app.command("hook", help=HELP, context_settings={"ignore_unknown_options": True,
+    app.command("hook", help=HELP, short_help="The UserPromptSubmit hook for Claude Code and Codex.",
+                context_settings={"ignore_unknown_options": True,
                                                      "allow_extra_args": True})(hook_command)

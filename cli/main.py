@@ -79,4 +79,20 @@ _register()
 
 
 def run(args: list[str]) -> None:
-    app(args=args, prog_name="gov")
+    """Run the app; a usage error is one line naming the help to read, exit 2."""
+    from typer.exceptions import TyperException
+
+    try:
+        code = app(args=args, prog_name="gov", standalone_mode=False)
+    except TyperException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `gov` or a bare group: its help
+            sys.stdout.write(exc.format_message().rstrip("\n") + "\n")
+            sys.exit(0)
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "gov"
+        sys.stderr.write(f"gov: error: {exc.format_message()} (see {where} --help)\n")
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.stderr.write("gov: interrupted\n")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

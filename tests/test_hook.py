@@ -120,10 +120,11 @@ def test_degraded_notice_reaches_the_paragraph(example_index: Path, tmp_path: Pa
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("")
     env = {**runtime, "PYTHONPATH": f"{tmp_path / 'shadow'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    stdin = json.dumps(payload("rotate the leaked stripe secret key in the vault")).encode()
+    prompt = "handling a leaked secret: rotating credentials, API keys and tokens wired into CI config"
+    stdin = json.dumps(payload(prompt)).encode()
     result = hook("codex", "-i", str(example_index), "--serve", "never", stdin=stdin, env=env)
     context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert "words only" in context
+    assert "secrets-management" in context and "words only" in context
 
 
 def test_worst_case_paragraph_stays_within_1024_bytes() -> None:
