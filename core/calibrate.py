@@ -471,7 +471,9 @@ def calibrate(
             for semantic_floor in floors_semantic:
                 point = fusion.with_params(lexical_floor=float(lexical_floor),
                                            semantic_floor=float(semantic_floor))
-                best, count = _evaluate_row(point, scores, expected, max_fa, confidence)
+                # Routing ignores the confidence model without embeddings (lexical-only).
+                best, count = _evaluate_row(point, scores, expected, max_fa,
+                                            confidence and scores.semantic is not None)
                 evaluated += count
                 rows.append(best)
                 if best.passes_gate and _better(best, winner):

@@ -77,7 +77,7 @@ def _rank_contribution(scores: FloatArray, admitted: NDArray[np.bool_], k: float
 
 
 FEATURES = ("semantic_top", "semantic_margin", "lexical_top", "lexical_margin", "learned_top",
-            "learned_margin", "fused_top", "fused_margin", "learned_mass")
+            "learned_margin", "fused_top", "fused_margin", "learned_mass", "log_mass_fused")
 
 
 def _margin(scores: FloatArray | None, top: int) -> tuple[float, float]:
@@ -104,8 +104,11 @@ def confidence_features(lexical: FloatArray, semantic: FloatArray | None, top: i
     fused_top, fused_margin = _margin(fused, top)
     # The probability the classifier leaves for any document (1 without a "none" class).
     mass = float(learned.sum()) if learned is not None else 0.0
+    # Log of mass times the fused top: "a document at all" and "this one" must both hold.
+    joint = (math.log(max(mass, 1e-6)) + math.log(max(fused_top, 1e-6))
+             if learned is not None else 0.0)
     return [sem_top, sem_margin, lex_top, lex_margin, head_top, head_margin, fused_top,
-            fused_margin, mass]
+            fused_margin, mass, joint]
 
 
 def logistic(weights: tuple[float, ...], features: list[float]) -> float:
@@ -169,7 +172,9 @@ def ranked(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoi
     tiebreak = sem[candidates] if sem is not None else lexical[candidates]
     order = candidates[np.lexsort((-tiebreak, -fused[candidates]))]
     confidence = None
-    if point.confidence_weights:
+    # The confidence model is fitted on semantic features; lexical-only (degraded) routing
+    # is gated by the floors alone rather than by a model that cannot see its inputs.
+    if point.confidence_weights and sem is not None:
         features = confidence_features(lexical, sem, int(order[0]), learned, fused)
         confidence = logistic(point.confidence_weights, features)
     return order, fused, lex_ok, sem_ok, confidence
@@ -288,7 +293,12 @@ def rank_many(lexical: FloatArray, semantic: FloatArray | None, point: Operating
     for signal in (sem, lexical, learned, fused):
         value, margin = _margins(signal, top1)
         columns.extend((value, margin))
-    columns.append(learned.sum(axis=1) if learned is not None else np.zeros(n))
+    if learned is not None:
+        mass = learned.sum(axis=1)
+        columns.append(mass)
+        columns.append(np.log(np.maximum(mass, 1e-6)) + np.log(np.maximum(columns[6], 1e-6)))
+    else:
+        columns.extend((np.zeros(n), np.zeros(n)))
     features = np.stack(columns, axis=1)
     features[top1 < 0] = 0.0
     return RankedMany(top1, top2, fused1, fused2, features)

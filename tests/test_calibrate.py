@@ -11,7 +11,7 @@ import pytest
 
 from gov.core import calibrate as cal
 from gov.core.operating_point import OperatingPoint, load_operating_point
-from gov.core.router import rank_many, ranked, select
+from gov.core.router import confidence_features, rank_many, ranked, select
 from tests.conftest import EXAMPLES, run_gov
 
 NAMES = ["alpha", "beta", "gamma"]
@@ -112,6 +112,9 @@ def test_vectorised_ranking_matches_the_route_path(fusion: str) -> None:
         assert many.top2[row] == (order[1] if order.size > 1 else -1)
         if order.size:
             assert many.fused1[row] == pytest.approx(fused[order[0]])
+            features = confidence_features(lexical[row], semantic[row], int(order[0]),
+                                           learned[row], fused)
+            assert many.features[row] == pytest.approx(np.array(features))
 
 
 def test_a_six_by_six_grid_over_a_thousand_prompts_takes_seconds() -> None:

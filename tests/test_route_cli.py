@@ -63,7 +63,7 @@ def test_on_error_fail_stops_at_the_first(example_index: Path) -> None:
 
 
 def test_exit_status_flag_and_text_input(example_index: Path) -> None:
-    stdin = "what is the capital of france and why is it paris\nrotate the leaked stripe api key\n"
+    stdin = "what is the capital of france and why is it paris\nroll back last night's release\n"
     plain = run_gov("route", "-i", str(example_index), "--text", input=stdin)
     assert plain.returncode == 0
     out = rows(plain)
@@ -125,7 +125,7 @@ def test_corpus_flag_builds_then_reuses(tmp_path: Path) -> None:
 def test_default_index_path_and_env(tmp_path: Path, example_index: Path) -> None:
     (tmp_path / ".gov").mkdir()
     (tmp_path / ".gov" / "index").write_bytes(example_index.read_bytes())
-    here = run_gov("route", "rotate the leaked stripe key", "--format", "jsonl", cwd=tmp_path)
+    here = run_gov("route", "roll back last night's release", "--format", "jsonl", cwd=tmp_path)
     assert here.returncode == 0 and rows(here)[0]["routes"]
     elsewhere = run_gov("route", "rotate the leaked stripe key", "--format", "jsonl",
                         env={"GOV_INDEX": str(example_index)}, cwd=tmp_path.parent)
