@@ -181,7 +181,7 @@ def test_route_policies_names_at_most_two(client: Client, index_path: Path, prom
     out = structured(client.call("route_policies", {"prompt": prompt}))
     assert set(out) == {"routes", "degraded"}
     assert out["degraded"] is False
-    assert 1 <= len(out["routes"]) <= 2
+    assert len(out["routes"]) <= 2  # which documents is the router's business: compared below
     for route in out["routes"]:
         assert set(route) == {"name", "score", "why"}
         assert route["name"] in NAMES
