@@ -16,7 +16,7 @@ A route touches the records of the few documents it returns, and nothing else.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 import orjson
@@ -42,7 +42,7 @@ def names_from_bytes(blob: bytes) -> list[str]:
     return text.split("\n") if text else []
 
 
-class DocumentTable(Generic[T]):
+class DocumentTable(Sequence[T]):
     """A read-only sequence of documents, each decoded (and kept) on first access."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray], make: Callable[[dict[str, Any]], T]
@@ -84,7 +84,7 @@ class DocumentTable(Generic[T]):
             yield self[position]
 
 
-class SurfaceTexts:
+class SurfaceTexts(Sequence[str]):
     """Surface *i*'s text (a trigger or an example), found through its document's record."""
 
     def __init__(self, documents: Sequence[Any], surface_doc: np.ndarray, starts: np.ndarray

