@@ -7,7 +7,7 @@ the model before it answers) and lists the tools, then calls ``route_policies`` 
 sequence with the prompts of ``examples/labelled.jsonl`` in turn, timing each round trip on
 the client. For comparison it also times ``Index.route`` in this process on the same
 prompts, and reads the server's CPU time per call from /proc: on a busy machine wall time
-measures the neighbours, CPU time what a call costs on an idle core.
+measures the neighbours too, CPU time much less so.
 
     python benchmarks/bench_mcp.py                 # builds a temporary index of examples/policies
     python benchmarks/bench_mcp.py -i .gov/index -n 500 --check
@@ -133,7 +133,7 @@ def main() -> int:
     print(summary("Index.route in process ", local_ms))
     print(f"protocol overhead (median): {median - statistics.median(local_ms):.2f} ms")
     if cpu is not None:
-        print(f"server CPU per call: {cpu:.2f} ms (what a call costs on an idle core)")
+        print(f"server CPU per call: {cpu:.2f} ms (less moved by other load than wall time)")
     verdict = "within" if median <= TARGET_MS else "over"
     print(f"target {TARGET_MS:g} ms per call (median): {verdict}")
     return 1 if args.check and median > TARGET_MS else 0
