@@ -7,6 +7,7 @@ numeric stack before it knows it routes in-process. Everything else goes to type
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -16,6 +17,12 @@ def main(argv: list[str] | None = None) -> None:
         from gov.cli.hook import main as hook_main
 
         sys.exit(hook_main(args[1:]))
+    if args and args[0] == "route" and not os.environ.get("GOV_DEBUG"):
+        from gov.cli.route_lean import main as route_main
+
+        code = route_main(args[1:])
+        if code is not None:
+            sys.exit(code)
     from gov.cli.main import run
 
     run(args)

@@ -6,7 +6,6 @@ import sys
 import time
 from collections.abc import Iterator
 from enum import Enum
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,11 +13,11 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
+from gov.cli.route_output import from_server, output_row, write_served
 from gov.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from gov.core.index import Index
-    from gov.core.router import RouteResult
 
 HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
 
@@ -35,7 +34,6 @@ Example:
     gov route -i .gov/index < examples/labelled.jsonl | gov eval
 """
 
-GOV_KEYS = ("routes", "degraded", "confidence", "error")
 
 
 class OnError(str, Enum):
@@ -77,9 +75,9 @@ def route_command(
 
     start = telemetry.process_start() or time.perf_counter()
     if prompt is not None and out_format != "text" and not corpus and not lexical_only:
-        served = _from_server(prompt, index, operating_point)
+        served = from_server(prompt, index, operating_point)
         if served is not None:
-            return _write_served(prompt, served, out_format, exit_status, start)
+            return write_served(prompt, served, out_format, exit_status, start)
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
         loaded = open_index(index, corpus, operating_point, lexical_only)
     writer = _Writer(out_format, loaded)
@@ -104,7 +102,7 @@ def route_command(
                                        index_fingerprint=loaded.fingerprint,
                                        operating_point_id=loaded.operating_point.id,
                                        known=known)
-                    writer.write(_output(row["_record"], result))
+                    writer.write(output_row(row["_record"], result))
             else:
                 failed_rows += 1
                 if recording:
@@ -124,43 +122,6 @@ def route_command(
     if exit_status and abstained:
         return 1
     return 0
-
-
-def _from_server(prompt: str, index: Path | None, point: Path | None) -> dict[str, Any] | None:
-    """The warm server's answer for one prompt, or None to route in-process."""
-    from gov.cli.resolve import index_path
-    from gov.core import serve_protocol
-
-    target = index_path(index).resolve()
-    if not target.is_file():
-        return None
-    return serve_protocol.request(
-        {"op": "route", "index": str(target), "prompt": prompt,
-         "operating_point": str(point.resolve()) if point else None},
-        timeout=1.0,
-    )
-
-
-def _write_served(prompt: str, served: dict[str, Any], out_format: str, exit_status: bool,
-                  start: float) -> int:
-    from gov.core import telemetry
-
-    row: dict[str, Any] = {"prompt": prompt, "routes": served["routes"]}
-    if served.get("degraded"):
-        row["degraded"] = served["degraded"]
-    names = [route["name"] for route in served["routes"]]
-    with telemetry.attempt("cli", start=start) as attempt:
-        attempt.attempts = 1
-        attempt.result(names, route_ms=served.get("route_ms"), degraded=served.get("degraded"),
-                       corpus_size=served.get("corpus_size"), index_fingerprint=served.get("fingerprint"),
-                       operating_point_id=served.get("operating_point_id"),
-                       known=frozenset(served.get("names") or names))
-        import orjson
-
-        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)
-        sys.stdout.buffer.write(orjson.dumps([row] if out_format == "json" else row, option=option))
-        sys.stdout.buffer.flush()
-    return 1 if exit_status and not names else 0
 
 
 def _records(prompt: str | None, text: bool) -> Iterator[dict[str, Any]]:
@@ -202,16 +163,6 @@ def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[st
             batch = []
     if batch:
         yield batch
-
-
-def _output(record: dict[str, Any], result: RouteResult) -> dict[str, Any]:
-    out = {key: value for key, value in record.items() if key not in GOV_KEYS}
-    out["routes"] = [route.to_json() for route in result.routes]
-    if result.degraded:
-        out["degraded"] = result.degraded
-    if result.confidence is not None:
-        out["confidence"] = round(result.confidence, 4)
-    return out
 
 
 class _Writer:

@@ -27,6 +27,7 @@ def answer(index: Index, prompt: str) -> dict[str, Any]:
         "ok": True,
         "routes": [route.to_json() for route in result.routes],
         "degraded": result.degraded,
+        "confidence": None if result.confidence is None else round(result.confidence, 4),
         "notices": list(result.notices),
         "sources": sources,
         "corpus_size": len(index.names),

@@ -213,3 +213,14 @@ def test_labelled_example_set_is_well_formed() -> None:
 def test_usage_errors_exit_2(example_index: Path, flag: str) -> None:
     result = run_gov("route", "x", "-i", str(example_index), flag)
     assert result.returncode == 2
+
+
+def test_one_shot_lean_path_matches_the_typer_command(example_index: Path, tmp_path: Path) -> None:
+    env = {"GOV_RUNTIME_DIR": str(tmp_path / "rt")}  # no warm server here
+    prompt = "roll back the release from last night"
+    lean = run_gov("route", prompt, "-i", str(example_index), "--format", "jsonl", env=env)
+    full = run_gov("route", prompt, "-i", str(example_index), "--format", "jsonl", "--debug", env=env)
+    assert lean.returncode == full.returncode == 0
+    assert lean.stdout == full.stdout
+    names = imported_modules("route", prompt, "-i", str(example_index), "--format", "jsonl")
+    assert not names & {"typer", "click", "rich", "pydantic", "sklearn", "scipy", "fastembed"}

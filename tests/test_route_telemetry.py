@@ -19,8 +19,8 @@ CANARIES = [
     "/home/alice/.ssh/id_rsa",
     "AKIACANARY1234567890",
 ]
-PROMPT = (f"rotate the leaked stripe key {CANARIES[0]} and the github token {CANARIES[1]}; "
-          f"the db password is {CANARIES[2]}, see {CANARIES[3]} and {CANARIES[4]}")
+PROMPT = (f"handling a leaked secret: rotating credentials, API keys {CANARIES[0]} and tokens "
+          f"{CANARIES[1]} wired into CI config; password {CANARIES[2]}, see {CANARIES[3]} and {CANARIES[4]}")
 
 
 def events(path: Path) -> list[dict]:  # type: ignore[type-arg]
@@ -29,7 +29,7 @@ def events(path: Path) -> list[dict]:  # type: ignore[type-arg]
 
 def assert_clean(path: Path) -> None:
     raw = path.read_text()
-    for canary in [*CANARIES, "rotate the leaked", "policies/", ".md"]:
+    for canary in [*CANARIES, "handling a leaked", "policies/", ".md"]:
         assert canary not in raw, canary
 
 

@@ -1,0 +1,71 @@
+"""What ``gov route`` writes for a routed row, shared by the typer command and its lean path.
+
+Imports nothing heavy and not typer: the one-shot path (``cli/route_lean.py``) uses it too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gov.core.router import RouteResult
+
+GOV_KEYS = ("routes", "degraded", "confidence", "error")
+
+
+def default_index() -> Path:
+    """``$GOV_INDEX``, else ``.gov/index`` here (as ``gov.core.index.default_index_path``,
+    without importing numpy)."""
+    explicit = os.environ.get("GOV_INDEX")
+    return Path(explicit) if explicit else Path.cwd() / ".gov" / "index"
+
+
+def output_row(record: dict[str, Any], result: RouteResult) -> dict[str, Any]:
+    out = {key: value for key, value in record.items() if key not in GOV_KEYS}
+    out["routes"] = [route.to_json() for route in result.routes]
+    if result.degraded:
+        out["degraded"] = result.degraded
+    if result.confidence is not None:
+        out["confidence"] = round(result.confidence, 4)
+    return out
+
+
+def from_server(prompt: str, index: Path | None, point: Path | None) -> dict[str, Any] | None:
+    """The warm server's answer for one prompt, or None to route in-process."""
+    from gov.core import serve_protocol
+
+    target = os.path.abspath(index or default_index())
+    if not os.path.isfile(target):
+        return None
+    return serve_protocol.request(
+        {"op": "route", "index": target, "prompt": prompt,
+         "operating_point": os.path.abspath(point) if point else None},
+        timeout=1.0,
+    )
+
+
+def write_served(prompt: str, served: dict[str, Any], out_format: str, exit_status: bool,
+                  start: float) -> int:
+    from gov.core import telemetry
+
+    row: dict[str, Any] = {"prompt": prompt, "routes": served["routes"]}
+    if served.get("degraded"):
+        row["degraded"] = served["degraded"]
+    if served.get("confidence") is not None:
+        row["confidence"] = served["confidence"]
+    names = [route["name"] for route in served["routes"]]
+    with telemetry.attempt("cli", start=start) as attempt:
+        attempt.attempts = 1
+        attempt.result(names, route_ms=served.get("route_ms"), degraded=served.get("degraded"),
+                       corpus_size=served.get("corpus_size"), index_fingerprint=served.get("fingerprint"),
+                       operating_point_id=served.get("operating_point_id"),
+                       known=frozenset(served.get("names") or names))
+        import orjson
+
+        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)
+        sys.stdout.buffer.write(orjson.dumps([row] if out_format == "json" else row, option=option))
+        sys.stdout.buffer.flush()
+    return 1 if exit_status and not names else 0
