@@ -79,6 +79,8 @@ def calibrate_command(
     out_format = fmt or "text"
     if out_format not in ("text", "json"):
         raise UsageError(f"--format {out_format!r}: use text or json")
+    if learn and out is None:
+        raise UsageError("--learn needs --out FILE: what it learns is saved beside the point")
     if conventions.is_tty(sys.stdin):
         raise UsageError("no labelled prompts: pipe JSONL on stdin "
                          '({"prompt": ..., "expected": [names]} per line)')
@@ -119,8 +121,6 @@ def calibrate_command(
             learned_path = out.with_name(out.stem + ".learned.npz")
             learned_file = learned_path.name
             learned_info = learned.info(save_learned(learned, learned_path))
-        elif learned is not None:
-            conventions.warn("--learn without --out: the learned surfaces are not saved")
         point = cal.finish_point(
             result, model_id=loaded.model_id,
             corpus_id=corpus_id or " ".join(loaded.header.get("roots", [])) or "unnamed",

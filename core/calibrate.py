@@ -513,7 +513,8 @@ def finish_point(
         "learned": learned_file is not None,
     }
     if learned_file is not None:
-        provenance["figures"] = "cross-fitted over 5 folds: no prompt was scored by what it taught"
+        provenance["figures"] = (f"cross-fitted over {FOLDS} folds: no prompt was scored by "
+                                 "what it taught")
     point = replace(winner.point, model_id=model_id, provenance=provenance, source=None)
     if learned_file is None:
         return point.with_params(learned_surfaces=None, learned=None, learned_weight=0.0)

@@ -244,3 +244,10 @@ def test_learn_keeps_positives_and_a_classifier_that_route_applies(
     again = run_gov("route", first["prompt"], "-i", str(index), "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)[0]["routes"] == route
+
+
+def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> None:
+    result = run_gov("calibrate", "-i", str(example_index), "--learn",
+                     input=(EXAMPLES / "labelled.jsonl").read_bytes())
+    assert result.returncode == 2
+    assert b"--learn needs --out FILE" in result.stderr
