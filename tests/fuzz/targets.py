@@ -20,8 +20,9 @@ def hook_target(data: bytes) -> None:
     """Any stdin and argv: the hook returns 0, prints nothing or one hook object."""
     from gov.cli.hook import main
 
-    split = data.find(b"\x00")
-    argv_bytes, stdin = (data[:split], data[split + 1 :]) if split >= 0 else (b"codex", data)
+    # Mostly a payload for a well-formed command line; a leading 0x01 byte fuzzes argv too.
+    split = data.find(b"\x00") if data[:1] == b"\x01" else -1
+    argv_bytes, stdin = (data[1:split], data[split + 1 :]) if split >= 0 else (b"codex", data)
     argv = [*argv_bytes.decode("utf-8", "replace").split()[:6], "--serve", "never", "-i", "/nonexistent/index"]
     out, err = io.BytesIO(), io.StringIO()
     if any(arg in ("-h", "--help") for arg in argv):
