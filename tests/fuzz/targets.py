@@ -67,11 +67,17 @@ def main() -> None:
 
     name = sys.argv[1]
     target = TARGETS[name]
-    with atheris.instrument_imports():
-        import gov.cli.hook
-        import gov.core.cards.sources
-        import gov.core.cards.validate
-        import gov.core.cards.verify  # noqa: F401
+    # Import first, then instrument every loaded function: an editable install's import
+    # finder bypasses atheris's import hook, so instrument_imports() would miss gov.
+    import gov.cli.hook
+    import gov.core.cards.sources
+    import gov.core.cards.validate
+    import gov.core.cards.verify
+    import gov.core.hook_context
+    import gov.core.jsonl
+    import gov.core.telemetry  # noqa: F401
+
+    atheris.instrument_all()
     atheris.Setup([sys.argv[0], *sys.argv[2:]], target)
     atheris.Fuzz()
 
