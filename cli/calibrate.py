@@ -171,14 +171,15 @@ def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
     for note in result.notes:
         out.print(f"[yellow]note:[/] {note}")
     table = Table(title_justify="left")
-    for label in ("", "fusion", "lex floor", "sem floor", "top k", "2nd ratio", "min conf",
+    for label in ("", "fusion", "pool", "lex floor", "sem floor", "top k", "2nd ratio", "min conf",
                   "false alarms", "top-1", "recall", "precision", "F1", "routes/prompt"):
-        table.add_column(label, justify="left" if label in ("", "fusion") else "right")
+        table.add_column(label, justify="left" if label in ("", "fusion", "pool") else "right")
     for outcome in result.rows:
         row = outcome.row()
         mark = "★" if outcome is result.winner else ("" if outcome.passes_gate else "✗")
         table.add_row(
-            mark, row["fusion"], f"{row['lexical_floor']:.2f}", f"{row['semantic_floor']:.2f}",
+            mark, row["fusion"], row["semantic_pool"], f"{row['lexical_floor']:.2f}",
+            f"{row['semantic_floor']:.2f}",
             str(row["top_k"]), f"{row['second_ratio']:.2f}",
             "-" if row["min_confidence"] is None else f"{row['min_confidence']:.3f}",
             describe(row["false_alarm_rate"]), describe(row["top1"]), describe(row["recall"]),

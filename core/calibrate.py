@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from gov.core.errors import InputError
 from gov.core.learned import LearnedArrays
 from gov.core.operating_point import OperatingPoint
-from gov.core.router import rank_many
+from gov.core.router import POOLS, pool_similarities, rank_many
 
 if TYPE_CHECKING:
     from gov.core.index import Index
@@ -89,6 +89,13 @@ class Scores:
     lexical: NDArray[np.float64]
     semantic: NDArray[np.float64] | None
     learned: NDArray[np.float64] | None = None
+    # The semantic matrix under each pooling of surface similarities (``semantic`` is "max").
+    pooled: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+
+    def with_pool(self, pool: str) -> Scores:
+        if pool not in self.pooled:
+            return self
+        return Scores(self.lexical, self.pooled[pool], self.learned, self.pooled)
 
 
 def _fold(prompt: str, folds: int) -> int:
@@ -139,9 +146,12 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
             raise InputError("--learn needs the embedding model: the index has no embeddings "
                              "or the model could not load")
         return Scores(lexical, None), None
-    semantic = index.semantic_scores(vectors, learned=False).astype(np.float64)
+    base_sims = (vectors @ np.asarray(index.embeddings, dtype=np.float32).T).astype(np.float64)
+    base_starts = np.asarray(index._starts, dtype=np.int64)
     if not learn:
-        return Scores(lexical, semantic), None
+        pooled = {pool: pool_similarities(base_sims, base_starts, pool).astype(np.float64)
+                  for pool in POOLS}
+        return Scores(lexical, pooled["max"], None, pooled), None
     position = {name: i for i, name in enumerate(index.names)}
     rows: list[int] = []
     owners: list[int] = []
@@ -158,15 +168,26 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
     learned_owner = np.asarray(owners, dtype=np.int64)
     prompt_fold = np.array([_fold(p, FOLDS) for p in labelled.prompts])
     surface_fold = prompt_fold[rows]
-    # Nearest learned neighbour of each prompt among other folds' positives, per document.
+    # Each prompt meets only other folds' positives as learned surfaces: the nearest one per
+    # document for "max", and their sum and count for "mean".
     sims = (vectors @ learned_vectors.T).astype(np.float64)
-    sims[prompt_fold[:, None] == surface_fold[None, :]] = -1.0
-    order = np.argsort(learned_owner, kind="stable")
-    counts = np.bincount(learned_owner, minlength=documents)
-    present = np.flatnonzero(counts)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[present]
-    best = np.maximum.reduceat(sims[:, order], starts, axis=1)
-    semantic[:, present] = np.maximum(semantic[:, present], best)
+    same_fold = prompt_fold[:, None] == surface_fold[None, :]
+    owner_matrix = np.zeros((learned_owner.size, documents))
+    owner_matrix[np.arange(learned_owner.size), learned_owner] = 1.0
+    learned_sum = np.where(same_fold, 0.0, sims) @ owner_matrix
+    fold_counts = np.zeros((FOLDS, documents))
+    np.add.at(fold_counts, (surface_fold, learned_owner), 1.0)
+    learned_count = fold_counts.sum(axis=0)[None, :] - fold_counts[prompt_fold]
+    sims[same_fold] = -1.0
+    learned_best = np.full((len(labelled.prompts), documents), -1.0)
+    for document in np.unique(learned_owner):
+        learned_best[:, document] = sims[:, learned_owner == document].max(axis=1)
+    base_best = np.maximum.reduceat(base_sims, base_starts, axis=1)
+    base_count = np.diff(np.append(base_starts, base_sims.shape[1])).astype(np.float64)
+    best = np.maximum(base_best, learned_best)
+    mean = (np.add.reduceat(base_sims, base_starts, axis=1) + learned_sum) / (
+        base_count[None, :] + learned_count)
+    pooled = {"max": best, "mean": mean, "max_mean": (best + mean) / 2}
     base_vectors = np.asarray(index.embeddings, dtype=np.float32)
     base_owner = np.asarray(index.surface_doc, dtype=np.int64)
     # The negatives train a "no document" class (index ``documents``), cross-fitted alike.
@@ -204,7 +225,7 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
         classifier_names=list(index.names),
         abstain_class=abstain,
     )
-    return Scores(lexical, semantic, probabilities), learned
+    return Scores(lexical, pooled["max"], probabilities, pooled), learned
 
 
 @dataclass
@@ -220,6 +241,7 @@ class Outcome:
         p = self.point
         return {
             "fusion": p.fusion if p.fusion == "weighted" else f"rrf k={p.rrf_k:g}",
+            "semantic_pool": p.semantic_pool,
             "lexical_floor": p.lexical_floor,
             "semantic_floor": p.semantic_floor,
             "top_k": p.top_k,
@@ -466,13 +488,18 @@ def calibrate(
     rows: list[Outcome] = []
     winner: Outcome | None = None
     evaluated = 0
-    for fusion in fusions(scores, expected, start):
+    pools = [pool for pool in POOLS if pool in scores.pooled] or [start.semantic_pool]
+    settings = [fusion for pool in pools
+                for fusion in fusions(scores.with_pool(pool), expected,
+                                      start.with_params(semantic_pool=pool))]
+    for fusion in settings:
+        pooled = scores.with_pool(fusion.semantic_pool)
         for lexical_floor in lexical_floors:
             for semantic_floor in floors_semantic:
                 point = fusion.with_params(lexical_floor=float(lexical_floor),
                                            semantic_floor=float(semantic_floor))
                 # Routing ignores the confidence model without embeddings (lexical-only).
-                best, count = _evaluate_row(point, scores, expected, max_fa,
+                best, count = _evaluate_row(point, pooled, expected, max_fa,
                                             confidence and scores.semantic is not None)
                 evaluated += count
                 rows.append(best)

@@ -34,7 +34,7 @@ from gov.core.indexfile import (
 from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
 from gov.core.lexical import LexicalArrays, LexicalScorer, fit
 from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
-from gov.core.router import Route, RouteResult, select
+from gov.core.router import Route, RouteResult, pool_similarities, select
 
 Progress = Callable[[int, int], None]
 TRIGGER, EXAMPLE, LEARNED = 0, 1, 2
@@ -528,19 +528,21 @@ class Index:
         """Each document's best surface score from per-surface lexical scores."""
         return np.maximum.reduceat(rows, self._starts) if rows.size else rows
 
-    def semantic_scores(self, vectors: NDArray[np.float32],
-                        learned: bool = True) -> NDArray[np.float32]:
-        """Per-document best cosine for each query vector: shape (queries, documents).
+    def semantic_scores(self, vectors: NDArray[np.float32], learned: bool = True,
+                        pool: str | None = None) -> NDArray[np.float32]:
+        """Per-document cosine for each query vector: shape (queries, documents).
 
-        Learned surfaces count unless ``learned`` is false (calibration scores without them
-        and adds each fold's own).
+        ``pool`` (default: the operating point's ``semantic_pool``) turns a document's surface
+        similarities into one score: their best, their mean, or the two averaged. Learned
+        surfaces count unless ``learned`` is false (calibration adds each fold's own).
         """
         assert self.embeddings is not None
         if learned and self._surface_vectors is not None:
-            sims = vectors @ self._surface_vectors.T
-            return np.maximum.reduceat(sims, self._surface_starts, axis=1)
-        sims = vectors @ self.embeddings.T
-        return np.maximum.reduceat(sims, self._starts, axis=1)
+            matrix, starts = self._surface_vectors, self._surface_starts
+        else:
+            matrix, starts = self.embeddings, self._starts
+        return pool_similarities(vectors @ matrix.T, starts,
+                                 pool or self.operating_point.semantic_pool)
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
         encoder = self.encoder()

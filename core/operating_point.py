@@ -47,6 +47,8 @@ class OperatingPoint:
     fusion: str = "rrf"
     # Weight of the learned classifier's probability in the fusion (0: not used).
     learned_weight: float = 0.0
+    # How a document's surface similarities become its semantic score: max, mean, max_mean.
+    semantic_pool: str = "max"
     model_id: str | None = None
     # What the array file holds: the learned surfaces' documents and texts, the classifier's
     # documents, the file's sha256 (``LearnedInfo`` checks it).
@@ -57,7 +59,7 @@ class OperatingPoint:
     PARAMETERS = (
         "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
-        "learned_surfaces", "fusion", "learned_weight",
+        "learned_surfaces", "fusion", "learned_weight", "semantic_pool",
     )
 
     def params(self) -> dict[str, Any]:
@@ -96,6 +98,7 @@ class OperatingPoint:
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
                   "semantic_weight", "second_ratio", "learned_weight"}
 FUSIONS = ("rrf", "weighted")
+POOLS = ("max", "mean", "max_mean")
 
 
 def _check_param(name: str, value: Any, where: str) -> Any:
@@ -139,6 +142,10 @@ def _check_param(name: str, value: Any, where: str) -> Any:
     if name == "fusion":
         if value not in FUSIONS:
             raise bad(f"must be one of {', '.join(FUSIONS)}")
+        return value
+    if name == "semantic_pool":
+        if value not in POOLS:
+            raise bad(f"must be one of {', '.join(POOLS)}")
         return value
     raise bad("is not a known parameter")
 

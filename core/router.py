@@ -119,6 +119,24 @@ def logistic(weights: tuple[float, ...], features: list[float]) -> float:
 
 
 Admitted = NDArray[np.bool_]
+POOLS = ("max", "mean", "max_mean")
+
+
+def pool_similarities(sims: NDArray[np.float32], starts: NDArray[np.int64],
+                      pool: str) -> NDArray[np.float32]:
+    """One score per document from its surfaces' similarities (columns grouped by ``starts``).
+
+    "max" is the nearest surface (oiax's design); "mean" is close to the cosine with the
+    document's centroid and ignores one lucky surface; "max_mean" averages the two.
+    """
+    best = np.maximum.reduceat(sims, starts, axis=1)
+    if pool == "max":
+        return best
+    counts = np.diff(np.append(starts, sims.shape[1])).astype(np.float32)
+    mean = np.add.reduceat(sims, starts, axis=1) / counts
+    if pool == "mean":
+        return np.asarray(mean, dtype=np.float32)
+    return np.asarray((best + mean) / 2, dtype=np.float32)
 
 
 def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
@@ -195,17 +213,24 @@ def select(
     if (confidence is not None and point.min_confidence is not None
             and confidence < point.min_confidence):
         return [], confidence
+    # A raw score is reported where it counted: under RRF where its floor admitted the
+    # document, under weighted fusion wherever it carries weight.
+    weighted = point.fusion == "weighted"
     chosen: list[Candidate] = []
     for doc in order[: point.top_k]:
         index = int(doc)
         if chosen and fused[index] < point.second_ratio * chosen[0].fused:
             break
+        lex_counts = lex_ok[index] or (weighted and point.lexical_weight > 0
+                                       and lexical[index] > 0)
+        sem_counts = semantic is not None and (sem_ok[index] or (
+            weighted and point.semantic_weight > 0))
         chosen.append(
             Candidate(
                 doc=index,
                 fused=float(fused[index]),
-                lexical=float(lexical[index]) if lex_ok[index] else None,
-                semantic=float(semantic[index]) if semantic is not None and sem_ok[index] else None,
+                lexical=float(lexical[index]) if lex_counts else None,
+                semantic=float(semantic[index]) if semantic is not None and sem_counts else None,
             )
         )
     return chosen, confidence

@@ -98,11 +98,9 @@ def test_stale_index_is_detected_and_refreshed(tmp_path: Path) -> None:
 
 
 def test_dependency_expansion_is_opt_in(example_index: Path) -> None:
-    from gov.core.operating_point import OperatingPoint
-
     plain = load_index(example_index)
-    expanded = load_index(example_index, operating_point=OperatingPoint(expand_dependencies=True,
-                                                                        model_id=plain.model_id))
+    expanded = load_index(example_index, operating_point=plain.operating_point.with_params(
+        expand_dependencies=True))
     prompt = "pager went off for checkout-api at 3am, what do I do first?"
     base = plain.route(prompt)
     more = expanded.route(prompt)
