@@ -253,3 +253,22 @@ def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> No
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 2
     assert b"--learn needs --out FILE" in result.stderr
+
+
+def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
+    from gov.core.index import load_index
+    from gov.core.router import pool_similarities
+
+    sims = np.array([[0.9, 0.1, 0.2, 0.4]], dtype=np.float32)
+    starts = np.array([0, 2], dtype=np.int64)  # document 0: columns 0-1, document 1: 2-3
+    assert pool_similarities(sims, starts, "max") == pytest.approx(np.array([[0.9, 0.4]]))
+    assert pool_similarities(sims, starts, "mean") == pytest.approx(np.array([[0.5, 0.3]]))
+    assert pool_similarities(sims, starts, "max_mean") == pytest.approx(np.array([[0.7, 0.35]]))
+    # The index pools as its operating point says.
+    mean_index = load_index(example_index, operating_point=OperatingPoint(
+        semantic_pool="mean", model_id=load_index(example_index).model_id))
+    vectors = mean_index.embed(["roll back the release"])
+    assert vectors is not None
+    pooled = mean_index.semantic_scores(vectors)
+    best = mean_index.semantic_scores(vectors, pool="max")
+    assert (pooled <= best + 1e-6).all() and (pooled < best - 1e-3).any()
