@@ -5,8 +5,8 @@ in the JSON header. At 100,000 documents that header is 30 MB: parsing it and ma
 the records costs more than a second in every process, before any routing. Records now
 live in two arrays that stay memory-mapped:
 
-* ``doc_names``: the names joined by newlines (a name never holds one), split at load
-  (about 10 ms for 100,000: every route names its documents, and ``show`` looks them up);
+* ``doc_names`` + ``doc_name_offsets``: the names joined by newlines (a name never holds
+  one), read one at a time: a route names only the documents it returns;
 * ``doc_records`` + ``doc_record_offsets``: one JSON object per document, decoded only
   when that document is asked for (its routes' evidence, ``gov show``).
 
@@ -21,7 +21,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import orjson
 
-ARRAY_NAMES = ("doc_names", "doc_records", "doc_record_offsets")
+ARRAY_NAMES = ("doc_names", "doc_name_offsets", "doc_records", "doc_record_offsets")
 T = TypeVar("T")
 
 
@@ -30,8 +30,11 @@ def build_arrays(names: Sequence[str], records: Sequence[dict[str, Any]]) -> dic
     encoded = [orjson.dumps(record) for record in records]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(item) for item in encoded], out=offsets[1:])
+    name_offsets = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum([len(name.encode("utf-8")) + 1 for name in names], out=name_offsets[1:])
     return {
         "doc_names": np.frombuffer("\n".join(names).encode("utf-8"), dtype=np.uint8),
+        "doc_name_offsets": name_offsets,
         "doc_records": np.frombuffer(b"".join(encoded), dtype=np.uint8),
         "doc_record_offsets": offsets,
     }
@@ -40,6 +43,43 @@ def build_arrays(names: Sequence[str], records: Sequence[dict[str, Any]]) -> dic
 def names_from_bytes(blob: bytes) -> list[str]:
     text = blob.decode("utf-8")
     return text.split("\n") if text else []
+
+
+class NameTable(Sequence[str]):
+    """Document names read one at a time from the names blob; iterating splits it whole."""
+
+    def __init__(self, blob: np.ndarray, offsets: np.ndarray) -> None:
+        self._blob = blob
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return int(self._offsets.shape[0]) - 1
+
+    @overload
+    def __getitem__(self, position: int) -> str: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[str]: ...
+
+    def __getitem__(self, position: int | slice) -> str | list[str]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError(position)
+        start, end = int(self._offsets[position]), int(self._offsets[position + 1]) - 1
+        return bytes(self._blob[start:end]).decode("utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(names_from_bytes(bytes(self._blob)))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same names (a list of names compares as before)."""
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class DocumentTable(Sequence[T]):

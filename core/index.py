@@ -313,8 +313,9 @@ class Index:
         where = path or "index"
         try:
             self.documents: Sequence[IndexedDocument] = _stored_documents(self.header, self._array)
-            self.names = ([doc.name for doc in self.documents] if "documents" in self.header
-                          else doctable.names_from_bytes(bytes(self._array("doc_names"))))
+            self.names: Sequence[str] = (
+                [doc.name for doc in self.documents] if "documents" in self.header
+                else doctable.NameTable(self._array("doc_names"), self._array("doc_name_offsets")))
             if len(self.names) != len(self.documents):
                 raise ValueError("document names and records differ in number")
             self.model = self.header.get("model")
@@ -340,7 +341,7 @@ class Index:
             raise IndexLoadError(f"{where}: index is malformed ({exc})",
                                  hint=rebuild_hint(where, self.header)) from None
         self.lexical = LexicalScorer(lexical, terms)
-        self._position = {name: i for i, name in enumerate(self.names)}
+        self._positions: dict[str, int] | None = None
         counts = np.bincount(self.surface_doc, minlength=len(self.documents))
         self._starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         self.surface_texts: Sequence[str] = (
@@ -366,6 +367,14 @@ class Index:
         self.operating_point = self._resolve_point(operating_point, where)
         self._apply_learned(operating_point is not None, where)
         self.route_ms: float | None = None
+
+    @property
+    def _position(self) -> dict[str, int]:
+        """Name → position, built on first use (a route that only names its documents never
+        needs it, and at 100,000 documents it costs a one-shot route tens of ms)."""
+        if self._positions is None:
+            self._positions = {name: i for i, name in enumerate(self.names)}
+        return self._positions
 
     def _array(self, name: str) -> np.ndarray:
         if self._file is not None:

@@ -82,3 +82,16 @@ def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) 
     assert fresh.document("doc-3") == legacy.document("doc-3") and fresh.text("doc-2") == "body 2"
     for prompt in ("rotate tls keys for team 2", "ssh rotation", "nothing here"):
         assert fresh.route(prompt, record=False) == legacy.route(prompt, record=False)
+
+
+def test_names_read_one_at_a_time_and_compare_as_a_list() -> None:
+    from gov.core.doctable import NameTable
+
+    arrays = build_arrays(["a", "bé", "c"], [{}, {}, {}])
+    names = NameTable(arrays["doc_names"], arrays["doc_name_offsets"])
+    assert names[1] == "bé" and names[-1] == "c" and names[0:2] == ["a", "bé"]
+    expected = ["a", "bé", "c"]
+    assert names == expected and expected == names and names != ["a"]
+    assert list(names) == ["a", "bé", "c"] and len(names) == 3
+    with pytest.raises(IndexError):
+        names[3]
