@@ -21,7 +21,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 import orjson
 
-ARRAY_NAMES = ("doc_names", "doc_name_offsets", "doc_records", "doc_record_offsets")
+RECORD_ARRAYS = ("doc_records", "doc_record_offsets")
+ARRAY_NAMES = ("doc_names", "doc_name_offsets", *RECORD_ARRAYS)
 T = TypeVar("T")
 
 

@@ -296,7 +296,7 @@ def _stored_documents(header: dict[str, Any], array: Callable[[str], np.ndarray]
     """The indexed documents: decoded on demand from their arrays, or from an old header."""
     if "documents" in header:
         return [_doc_from_header(entry) for entry in header["documents"]]
-    return doctable.DocumentTable({name: array(name) for name in doctable.ARRAY_NAMES},
+    return doctable.DocumentTable({name: array(name) for name in doctable.RECORD_ARRAYS},
                                   _doc_from_header)
 
 
@@ -315,7 +315,9 @@ class Index:
             self.documents: Sequence[IndexedDocument] = _stored_documents(self.header, self._array)
             self.names: Sequence[str] = (
                 [doc.name for doc in self.documents] if "documents" in self.header
-                else doctable.NameTable(self._array("doc_names"), self._array("doc_name_offsets")))
+                else doctable.NameTable(self._array("doc_names"), self._array("doc_name_offsets"))
+                if self._has_array("doc_name_offsets")
+                else doctable.names_from_bytes(bytes(self._array("doc_names"))))
             if len(self.names) != len(self.documents):
                 raise ValueError("document names and records differ in number")
             self.model = self.header.get("model")
