@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,24 +30,34 @@ PROMPTS = [
 ]
 
 
+CPU: dict[str, list[float]] = {}
+
+
 def turn(python: str, index: Path, prompt: str, serve: str, env: dict[str, str]) -> float:
     payload = json.dumps({"prompt": prompt, "cwd": str(REPO), "hook_event_name": "UserPromptSubmit",
                           "session_id": "bench", "turn_id": "t", "model": "m",
                           "permission_mode": "default", "transcript_path": None}).encode()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([python, "-m", "gov.cli.entry", "hook", "codex", "-i", str(index), "--serve", serve],
                    input=payload, capture_output=True, env=env, check=True)
-    return (time.perf_counter() - start) * 1000.0
+    elapsed = (time.perf_counter() - start) * 1000.0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0
+    CPU.setdefault(serve, []).append(cpu)
+    return elapsed
 
 
-def summary(label: str, samples: list[float], target: float) -> dict[str, float | str]:
+def summary(label: str, samples: list[float], target: float, cpu: list[float]) -> dict[str, float | str]:
     ordered = sorted(samples)
     median = statistics.median(ordered)
     p90 = ordered[int(0.9 * (len(ordered) - 1))]
+    cpu_median = statistics.median(cpu)
     verdict = "ok" if median <= target else "MISSED"
-    print(f"{label:<28} median {median:8.1f} ms   p90 {p90:8.1f} ms   target <= {target:.0f} ms  "
-          f"({median / target:.2f}x of target) {verdict}")
-    return {"label": label, "median_ms": round(median, 1), "p90_ms": round(p90, 1), "target_ms": target}
+    print(f"{label:<28} median {median:8.1f} ms   p90 {p90:8.1f} ms   CPU {cpu_median:7.1f} ms   "
+          f"target <= {target:.0f} ms ({median / target:.2f}x of target) {verdict}")
+    return {"label": label, "median_ms": round(median, 1), "p90_ms": round(p90, 1),
+            "cpu_ms": round(cpu_median, 1), "target_ms": target}
 
 
 def main() -> None:
@@ -71,7 +82,8 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
-        rows = [summary("hook, warm server", warm, 60.0), summary("hook, in-process", inproc, 800.0)]
+        rows = [summary("hook, warm server", warm, 60.0, CPU["auto"][-len(warm):]),
+                summary("hook, in-process", inproc, 800.0, CPU["never"])]
         baseline = REPO / "benchmarks" / "results" / "oiax_baseline.json"
         if baseline.exists():
             data = json.loads(baseline.read_text())

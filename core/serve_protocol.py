@@ -11,9 +11,7 @@ import contextlib
 import os
 import socket
 import stat
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +40,8 @@ def runtime_dir(create: bool = True) -> Path:
     elif os.environ.get("XDG_RUNTIME_DIR"):
         folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "gov"
     else:
+        import tempfile  # only here: the hook's client path stays small
+
         folder = Path(tempfile.gettempdir()) / f"gov-{os.getuid()}"
     if create:
         with contextlib.suppress(FileExistsError):
@@ -122,6 +122,8 @@ def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
             if time.time() - marker.stat().st_mtime < 15:
                 return False
         marker.touch()
+        import subprocess
+
         subprocess.Popen(
             [sys.executable, "-m", "gov.cli.entry", "serve", "--idle-timeout", str(idle_seconds), "-q"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
