@@ -6,7 +6,8 @@ import sys
 import time
 from collections.abc import Iterator
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -41,6 +42,11 @@ class OnError(str, Enum):
     fail = "fail"
 
 
+class Engine(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
 def register(app: typer.Typer) -> None:
     app.command("route", help=HELP)(route_command)
 
@@ -56,8 +62,11 @@ def route_command(
     fmt: Annotated[str | None, typer.Option("--format", help="text, json or jsonl (default: text on a terminal, else jsonl).")] = None,
     exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when any prompt routed nothing.")] = False,
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded per batch.")] = 32,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,
+    input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines) from this file instead of stdin.", dir_okay=False)] = None,
+    engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
+    actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
     color: ColorOpt = conventions.Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
@@ -68,9 +77,19 @@ def route_command(
         raise UsageError(f"--format {out_format!r}: use text, json or jsonl")
     if prompt is not None and text:
         raise UsageError("give a PROMPT argument or --text on stdin, not both")
-    if prompt is None and conventions.is_tty(sys.stdin):
+    if prompt is not None and input_path is not None:
+        raise UsageError("give a PROMPT argument or --input FILE, not both")
+    if prompt is None and input_path is None and conventions.is_tty(sys.stdin):
         raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
                          " or --text lines on stdin")
+    if engine is Engine.ray:
+        from gov.cli.route_ray import route_on_ray
+
+        return route_on_ray(prompt=prompt, text=text, out_format=out_format, index=index,
+                            corpus=corpus, operating_point=operating_point,
+                            lexical_only=lexical_only, input_path=input_path, actors=actors,
+                            batch_size=batch_size, exit_status=exit_status,
+                            fail_fast=on_error is OnError.fail)
     from gov.core import telemetry
 
     start = telemetry.process_start() or time.perf_counter()
@@ -85,7 +104,8 @@ def route_command(
     abstained = 0
     recording = telemetry.enabled()
     known = frozenset(loaded.names) if recording else frozenset()
-    for batch in _batches(_records(prompt, text), batch_size):
+    source = input_path.open("rb") if input_path is not None else sys.stdin.buffer
+    for batch in _batches(_records(prompt, text, source), batch_size):
         batch_start = start if prompt is not None else time.perf_counter()
         prompts = [row["prompt"] for row in batch if row.get("_ok")]
         results = iter(loaded.route_many(prompts, record=False)) if prompts else iter(())
@@ -124,12 +144,11 @@ def route_command(
     return 0
 
 
-def _records(prompt: str | None, text: bool) -> Iterator[dict[str, Any]]:
+def _records(prompt: str | None, text: bool, stdin: IO[bytes]) -> Iterator[dict[str, Any]]:
     """Input rows in order: {"_ok": True, "_record", "prompt"} or an error row."""
     if prompt is not None:
         yield {"_ok": True, "_record": {"prompt": prompt}, "prompt": prompt}
         return
-    stdin = sys.stdin.buffer
     if text:
         for number, raw in enumerate(stdin, start=1):
             try:
@@ -140,18 +159,13 @@ def _records(prompt: str | None, text: bool) -> Iterator[dict[str, Any]]:
             if line.strip():
                 yield {"_ok": True, "_record": {"prompt": line}, "prompt": line}
         return
-    from gov.core.jsonl import read_lines
+    from gov.core.batch import parse_jsonl
 
-    for line in read_lines(stdin):
-        if line.error is not None:
-            yield {"line": line.number, "message": line.error}
-        elif not isinstance(line.value, dict):
-            yield {"line": line.number, "message": "expected a JSON object with a 'prompt' field"}
-        elif not isinstance(line.value.get("prompt"), str):
-            problem = "is missing" if "prompt" not in line.value else "must be a string"
-            yield {"line": line.number, "message": f"field 'prompt' {problem}"}
+    for number, value, problem in parse_jsonl(stdin):  # as gov.core.batch.route_jsonl reads
+        if problem is not None:
+            yield {"line": number, "message": problem}
         else:
-            yield {"_ok": True, "_record": line.value, "prompt": line.value["prompt"]}
+            yield {"_ok": True, "_record": value, "prompt": value["prompt"]}
 
 
 def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:

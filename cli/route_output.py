@@ -8,12 +8,11 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from gov.core.router import RouteResult
+from gov.core.batch import GOV_KEYS, output_row  # the rows every engine writes (no numpy)
 
-GOV_KEYS = ("routes", "degraded", "confidence", "error")
+__all__ = ["GOV_KEYS", "default_index", "from_server", "output_row", "write_served"]
 
 
 def default_index() -> Path:
@@ -21,16 +20,6 @@ def default_index() -> Path:
     without importing numpy)."""
     explicit = os.environ.get("GOV_INDEX")
     return Path(explicit) if explicit else Path.cwd() / ".gov" / "index"
-
-
-def output_row(record: dict[str, Any], result: RouteResult) -> dict[str, Any]:
-    out = {key: value for key, value in record.items() if key not in GOV_KEYS}
-    out["routes"] = [route.to_json() for route in result.routes]
-    if result.degraded:
-        out["degraded"] = result.degraded
-    if result.confidence is not None:
-        out["confidence"] = round(result.confidence, 4)
-    return out
 
 
 def from_server(prompt: str, index: Path | None, point: Path | None) -> dict[str, Any] | None:

@@ -171,13 +171,17 @@ def route_file(index_path: str | os.PathLike[str], input_path: str | os.PathLike
     Connects to ``address`` (or ``$RAY_ADDRESS``), else starts a local Ray; a Ray already
     initialised in this process is used as it is.
     """
+    import logging
+
     import ray
 
     began = time.perf_counter()
+    # Ray Data logs each execution at INFO on stderr; gov's stderr is for gov's own notices.
+    logging.getLogger("ray").setLevel(logging.WARNING)
     started_here = not ray.is_initialized()
     if started_here:
         ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+                 logging_level=logging.WARNING)
     try:
         run = _run(index_path, input_path, output, concurrency=concurrency,
                    batch_size=batch_size, shard_records=shard_records,

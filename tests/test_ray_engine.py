@@ -51,8 +51,9 @@ def test_shards_hold_whole_batches_and_count_lines(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def local_ray() -> object:
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
+    """One local cluster for the module; ``gov route`` subprocesses join it by address."""
+    context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield context.address_info["address"]
     ray.shutdown()
 
 
@@ -67,3 +68,26 @@ def test_ray_output_equals_single_process(example_index: Path, tmp_path: Path,
     assert out.getvalue() == single.stdout
     assert (run.rows, run.errors, run.shards) == (49, 1, 7)
     assert len(run.load_seconds) == 2 and all(s > 0 for s in run.load_seconds)
+
+
+def test_the_command_on_ray_writes_what_the_local_engine_writes(
+        example_index: Path, tmp_path: Path, local_ray: str) -> None:
+    source = tmp_path / "in.jsonl"
+    make_input(source, 20)
+    local = run_gov("route", "-i", str(example_index), "--input", str(source))
+    assert local.returncode == 1  # one malformed line
+    on_ray = run_gov("route", "-i", str(example_index), "--input", str(source), "--engine", "ray",
+                     "--actors", "1", env={"RAY_ADDRESS": local_ray})
+    assert on_ray.returncode == 1 and on_ray.stdout == local.stdout
+    err = on_ray.stderr.decode()
+    assert "ray: 20 rows" in err and "1 input line(s) were malformed" in err
+    piped = run_gov("route", "-i", str(example_index), "--engine", "ray", "--actors", "1",
+                    input=source.read_bytes(), env={"RAY_ADDRESS": local_ray})
+    assert piped.stdout == local.stdout
+
+
+@pytest.mark.parametrize("args", [["a prompt"], ["--text"], ["--format", "json"],
+                                  ["--on-error", "fail"]])
+def test_the_ray_engine_refuses_what_it_cannot_do(example_index: Path, args: list[str]) -> None:
+    done = run_gov("route", "-i", str(example_index), "--engine", "ray", *args, input=b"")
+    assert done.returncode == 2 and "--engine ray" in done.stderr.decode()
