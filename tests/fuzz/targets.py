@@ -1,9 +1,10 @@
 """Coverage-guided fuzz targets (atheris) for the hook's stdin and the card validator.
 
-Run one for a while::
+Run one for a while, starting from the seed inputs (libFuzzer writes what it finds into
+the first folder given, so give it a scratch copy)::
 
-    python -m tests.fuzz.targets hook -atheris_runs=200000
-    python -m tests.fuzz.targets cards -max_total_time=600
+    cp -r tests/fuzz/seeds/hook /tmp/hook-corpus
+    python -m tests.fuzz.targets hook -max_total_time=600 /tmp/hook-corpus
 
 A crash prints the input that caused it; add it to ``tests/fuzz/crashes/`` and a test.
 """
