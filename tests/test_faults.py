@@ -20,8 +20,14 @@ from gov.core.indexfile import FORMAT_VERSION, PREFIX
 from tests.conftest import POLICIES, run_gov
 
 
-def test_truncated_at_every_tenth_byte_is_one_clear_error(example_index: Path, tmp_path: Path) -> None:
-    data = example_index.read_bytes()
+def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path) -> None:
+    import io
+
+    docs = b"".join(json.dumps({"name": f"d{i}", "trigger": f"topic {i} words", "examples": [f"ex {i}"]})
+                    .encode() + b"\n" for i in range(3))
+    small = tmp_path / "small"
+    build_index(load_corpus(["-"], stdin=io.BytesIO(docs))).write(small)
+    data = small.read_bytes()
     bad = tmp_path / "cut"
     for offset in range(0, len(data), 10):
         bad.write_bytes(data[:offset])
