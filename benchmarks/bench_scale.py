@@ -167,19 +167,28 @@ def batch(size: int, index: Path, asks: Path, count: int, work: Path) -> Path:
     return subset
 
 
+RAY = """
+import dataclasses, json, sys
+from gov.core import ray_engine
+with open(sys.argv[3], "wb") as out:
+    run = ray_engine.route_file(sys.argv[1], sys.argv[2], out, concurrency=int(sys.argv[4]))
+print(json.dumps(dataclasses.asdict(run)))
+"""
+
+
 def ray(size: int, index: Path, asks: Path, count: int, work: Path, actors: int) -> None:
+    """The same prompts as ``batch`` through the Ray engine (what ``--engine ray`` runs)."""
     subset = batch(size, index, asks, count, work)
     single = work / f"batch-{size}-{count}.out"
     out = work / f"ray-{size}-{count}.out"
-    report = work / f"ray-{size}-{count}.json"
-    seconds, rss, code, _ = timed([*GOV, "route", "-i", str(index), "--engine", "ray",
-                                   "--actors", str(actors), "--input", str(subset),
-                                   "--ray-report", str(report)], stdout=out)
-    details = json.loads(report.read_text()) if report.is_file() else {}
+    seconds, rss, code, stdout = timed([sys.executable, "-c", RAY, str(index), str(subset),
+                                        str(out), str(actors)])
+    details = json.loads(stdout.decode().strip().splitlines()[-1]) if code == 0 else {}
     emit("ray", size, prompts=count, actors=actors, exit=code, seconds=round(seconds, 1),
          prompts_per_s=round(count / seconds, 1), driver_rss_mb=round(rss),
+         shards=details.get("shards"),
          actor_load_s=[round(s, 2) for s in details.get("load_seconds", [])],
-         identical=out.read_bytes() == single.read_bytes())
+         identical=code == 0 and out.read_bytes() == single.read_bytes())
 
 
 def main() -> int:
