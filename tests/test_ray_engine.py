@@ -67,7 +67,8 @@ def test_ray_output_equals_single_process(example_index: Path, tmp_path: Path,
                                 shard_records=8)
     assert out.getvalue() == single.stdout
     assert (run.rows, run.errors, run.shards) == (49, 1, 7)
-    assert len(run.load_seconds) == 2 and all(s > 0 for s in run.load_seconds)
+    # Each actor that got a shard loaded the index and model once (a busy machine may leave one idle).
+    assert 1 <= len(run.load_seconds) <= 2 and all(s > 0 for s in run.load_seconds)
 
 
 def test_the_command_on_ray_writes_what_the_local_engine_writes(
