@@ -90,6 +90,7 @@ def index_command(
         "skipped": header["corpus"]["skipped"],
         "surfaces": build["surfaces"],
         "reused_vectors": build["reused_vectors"],
+        "cached_vectors": build.get("cached_vectors", 0),
         "model": (header["model"] or {}).get("id"),
         "fingerprint": header["corpus"]["fingerprint"],
         "separability": header["separability"],
@@ -101,7 +102,9 @@ def index_command(
     lines = [
         f"indexed {summary['documents']} documents ({build['surfaces']} surfaces) -> {target}",
         f"  model: {summary['model'] or 'none (lexical only)'}; "
-        f"reused {build['reused_vectors']} embeddings from the previous index",
+        f"reused {build['reused_vectors']} embeddings from the previous index"
+        + (f", {summary['cached_vectors']} from the embedding cache"
+           if summary["cached_vectors"] else ""),
     ]
     if retired:
         lines.append(f"  left out (status): {', '.join(retired)}")
