@@ -335,7 +335,7 @@ class Index:
                 col_rows=self._array("lex_col_rows"),
                 col_data=self._array("lex_col_data"),
                 n_rows=int(self.header["lexical"]["rows"]),
-                ngram_range=tuple(self.header["lexical"]["ngram_range"]),  # type: ignore[arg-type]
+                ngram_range=tuple(self.header["lexical"]["ngram_range"]),
             )
             self.surface_doc = self._array("surface_doc")
             self.surface_kind = self._array("surface_kind")

@@ -122,7 +122,7 @@ Admitted = NDArray[np.bool_]
 POOLS = ("max", "mean", "max_mean")
 
 
-def pool_similarities(sims: NDArray[np.float32], starts: NDArray[np.int64],
+def pool_similarities(sims: NDArray[np.floating[Any]], starts: NDArray[np.int64],
                       pool: str) -> NDArray[np.float32]:
     """One score per document from its surfaces' similarities (columns grouped by ``starts``).
 
@@ -177,7 +177,7 @@ def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint
     return fused, lex_ok, sem_ok
 
 
-def ranked(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+def ranked(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None, point: OperatingPoint,
            learned: FloatArray | None = None
            ) -> tuple[NDArray[np.intp], FloatArray, NDArray[np.bool_], NDArray[np.bool_],
                       float | None]:
@@ -199,7 +199,7 @@ def ranked(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoi
 
 
 def select(
-    lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+    lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None, point: OperatingPoint,
     learned: FloatArray | None = None,
 ) -> tuple[list[Candidate], float | None]:
     """Pick at most ``top_k`` documents, or none; also return the calibrated confidence.
