@@ -25,7 +25,6 @@ import mmap
 import os
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -155,11 +154,15 @@ def read_header(path: str | os.PathLike[str]) -> dict[str, Any]:
     handle, size = _open(path)
     with handle:
         try:
-            header_len, _total, digest = _read_prefix(handle, shown, size)
-            header_bytes = handle.read(header_len)
+            return _read_verified(handle, shown, size)[0]
         except OSError as exc:
             raise IndexLoadError(f"{shown}: cannot read the index: {exc.strerror or exc}") from None
-    return _parse_header(shown, header_bytes, digest)
+
+
+def _read_verified(handle: Any, shown: str, size: int) -> tuple[dict[str, Any], int]:
+    """The checked prefix, then the verified header; returns (header, header length)."""
+    header_len, _total, digest = _read_prefix(handle, shown, size)
+    return _parse_header(shown, handle.read(header_len), digest), header_len
 
 
 def read_array_bytes(path: str | os.PathLike[str], name: str,
@@ -232,9 +235,7 @@ def open_index_file(path: str | os.PathLike[str], verify: bool = False) -> Index
     handle, size = _open(path)
     with handle:
         try:
-            header_len, _total, digest = _read_prefix(handle, shown, size)
-            header_bytes = handle.read(header_len)
-            header = _parse_header(shown, header_bytes, digest)
+            header, header_len = _read_verified(handle, shown, size)
             data_start = _align(PREFIX.size + header_len)
             for name, entry in header["arrays"].items():
                 if not isinstance(entry, dict) or entry.get("dtype") not in ALLOWED_DTYPES:
@@ -250,11 +251,3 @@ def open_index_file(path: str | os.PathLike[str], verify: bool = False) -> Index
     if verify:
         opened.verify_arrays()
     return opened
-
-
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
