@@ -83,10 +83,21 @@ def _surfaces(documents: Sequence[Any]) -> tuple[list[str], list[int], list[int]
     return texts, owners, kinds
 
 
+SEPARABILITY_SAMPLE = 4000
+
+
 def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
-    """Max minus min cosine between two different documents' trigger embeddings."""
+    """Max minus min cosine between two different documents' trigger embeddings.
+
+    Past ``SEPARABILITY_SAMPLE`` documents it is taken over a fixed sample of them: every
+    pair of 100,000 would be a 37 GB matrix, and the figure only feeds a diagnostic.
+    """
     if trigger_vectors.shape[0] < 2:
         return None
+    if trigger_vectors.shape[0] > SEPARABILITY_SAMPLE:
+        rows = np.random.default_rng(0).choice(trigger_vectors.shape[0], SEPARABILITY_SAMPLE,
+                                               replace=False)
+        trigger_vectors = trigger_vectors[np.sort(rows)]
     sims = trigger_vectors @ trigger_vectors.T
     upper = sims[np.triu_indices(sims.shape[0], k=1)]
     return float(upper.max() - upper.min())
