@@ -78,8 +78,14 @@ class ShardRouter:
 
     def __init__(self, index_path: str, input_path: str, *, batch_size: int,
                  operating_point: str | None = None, lexical_only: bool = False,
-                 threads: int | None = 1) -> None:
+                 threads: int | None = 1, blas_threads: int | None = None) -> None:
         started = time.perf_counter()
+        if blas_threads:
+            # The driver's BLAS thread count, not Ray's one per actor CPU: a matrix product's
+            # last bits depend on how many threads share it, and rows must match gov route's.
+            from threadpoolctl import threadpool_limits
+
+            self._blas = threadpool_limits(limits=blas_threads, user_api="blas")
         from gov.core.index import load_index
         from gov.core.operating_point import load_operating_point
 
@@ -162,14 +168,15 @@ def available() -> bool:
 
 def route_file(index_path: str | os.PathLike[str], input_path: str | os.PathLike[str],
                output: IO[bytes], *, concurrency: int = 2, batch_size: int = 32,
-               shard_records: int = DEFAULT_SHARD_RECORDS, operating_point: str | None = None,
+               shard_records: int | None = None, operating_point: str | None = None,
                lexical_only: bool = False, cpus_per_actor: float = 1.0,
                address: str | None = None, on_row: Callable[[int], None] | None = None
                ) -> RayRun:
     """Route the JSONL file ``input_path`` on a Ray actor pool, writing JSONL to ``output``.
 
     Connects to ``address`` (or ``$RAY_ADDRESS``), else starts a local Ray; a Ray already
-    initialised in this process is used as it is.
+    initialised in this process is used as it is. ``shard_records`` defaults to a quarter
+    of each actor's share (at most ``DEFAULT_SHARD_RECORDS``), so every actor has work.
     """
     import logging
 
@@ -195,7 +202,7 @@ def route_file(index_path: str | os.PathLike[str], input_path: str | os.PathLike
 
 
 def _run(index_path: str | os.PathLike[str], input_path: str | os.PathLike[str],
-         output: IO[bytes], *, concurrency: int, batch_size: int, shard_records: int,
+         output: IO[bytes], *, concurrency: int, batch_size: int, shard_records: int | None,
          operating_point: str | None, lexical_only: bool, cpus_per_actor: float,
          on_row: Callable[[int], None] | None) -> RayRun:
     import ray.data
@@ -204,18 +211,24 @@ def _run(index_path: str | os.PathLike[str], input_path: str | os.PathLike[str],
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
     source = str(Path(input_path).resolve())
+    if shard_records is None:
+        with open(source, "rb") as handle:
+            lines = sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+        shard_records = min(DEFAULT_SHARD_RECORDS, max(batch_size, lines // (4 * concurrency)))
     pieces = shards(source, batch_size, shard_records)
     run = RayRun(shards=len(pieces))
     if not pieces:
         return run
     items = [{"start": s.start, "end": s.end, "first_line": s.first_line} for s in pieces]
     threads = max(1, int(cpus_per_actor))
+    blas_threads = _blas_threads()
     dataset = ray.data.from_items(items, override_num_blocks=len(items)).map_batches(
         ShardRouter,
         fn_constructor_kwargs={"index_path": str(Path(index_path).resolve()),
                                "input_path": source, "batch_size": batch_size,
                                "operating_point": operating_point,
-                               "lexical_only": lexical_only, "threads": threads},
+                               "lexical_only": lexical_only, "threads": threads,
+                               "blas_threads": blas_threads},
         batch_size=1,
         num_cpus=cpus_per_actor,
         compute=ray.data.ActorPoolStrategy(size=concurrency),
@@ -237,6 +250,17 @@ def _run(index_path: str | os.PathLike[str], input_path: str | os.PathLike[str],
                 on_row(int(rows))
     output.flush()
     return run
+
+
+def _blas_threads() -> int | None:
+    """How many threads this process's BLAS uses (what ``gov route`` here would use)."""
+    try:
+        import numpy  # noqa: F401  (loads the BLAS that threadpoolctl reports)
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    counts = [int(pool["num_threads"]) for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    return max(counts) if counts else None
 
 
 def _ordered(dataset: Any) -> Iterator[dict[str, Any]]:
