@@ -205,8 +205,11 @@ def _run(index_path: str | os.PathLike[str], input_path: str | os.PathLike[str],
          output: IO[bytes], *, concurrency: int, batch_size: int, shard_records: int | None,
          operating_point: str | None, lexical_only: bool, cpus_per_actor: float,
          on_row: Callable[[int], None] | None) -> RayRun:
+    import logging
+
     import ray.data
 
+    logging.getLogger("ray.data").setLevel(logging.WARNING)  # set up by importing ray.data
     context = ray.data.DataContext.get_current()
     context.execution_options.preserve_order = True
     context.enable_progress_bars = False
