@@ -151,7 +151,7 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
                       corpus_size=answer.get("corpus_size"),
                       index_fingerprint=answer.get("fingerprint"),
                       operating_point_id=answer.get("operating_point_id"),
-                      known=frozenset(answer.get("names") or names))
+                      known=frozenset(names))
         if names:
             import orjson
 

@@ -51,7 +51,7 @@ def write_served(prompt: str, served: dict[str, Any], out_format: str, exit_stat
         attempt.result(names, route_ms=served.get("route_ms"), degraded=served.get("degraded"),
                        corpus_size=served.get("corpus_size"), index_fingerprint=served.get("fingerprint"),
                        operating_point_id=served.get("operating_point_id"),
-                       known=frozenset(served.get("names") or names))
+                       known=frozenset(names))
         import orjson
 
         option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)

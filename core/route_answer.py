@@ -34,5 +34,4 @@ def answer(index: Index, prompt: str) -> dict[str, Any]:
         "fingerprint": index.fingerprint,
         "operating_point_id": index.operating_point.id,
         "route_ms": index.route_ms,
-        "names": list(index.names),
     }
