@@ -76,9 +76,8 @@ def calibrate_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    out_format = fmt or "text"
-    if out_format not in ("text", "json"):
-        raise UsageError(f"--format {out_format!r}: use text or json")
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
+                                            allowed=("text", "json"))
     if learn and out is None:
         raise UsageError("--learn needs --out FILE: what it learns is saved beside the point")
     if conventions.is_tty(sys.stdin):

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from gov.core.errors import GovError
+from gov.core.errors import GovError, UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -110,9 +110,14 @@ def error_line(message: str) -> None:
     sys.stderr.flush()
 
 
-def resolve_format(requested: str | None, *, tty_default: str, pipe_default: str) -> str:
-    """The output format: the one asked for, else text on a terminal and JSONL in a pipe."""
+def resolve_format(requested: str | None, *, tty_default: str, pipe_default: str,
+                   allowed: tuple[str, ...] = ("text", "json", "jsonl")) -> str:
+    """The output format: the one asked for (one of ``allowed``, else a usage error), else
+    ``tty_default`` on a terminal and ``pipe_default`` in a pipe."""
     if requested:
+        if requested not in allowed:
+            choices = ", ".join(allowed[:-1]) + f" or {allowed[-1]}" if len(allowed) > 1 else allowed[0]
+            raise UsageError(f"--format {requested!r}: use {choices}")
         return requested
     return tty_default if is_tty(sys.stdout) else pipe_default
 

@@ -48,9 +48,8 @@ def eval_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    out_format = fmt or "text"
-    if out_format not in ("text", "json"):
-        raise UsageError(f"--format {out_format!r}: use text or json")
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
+                                            allowed=("text", "json"))
     if source is None and conventions.is_tty(sys.stdin):
         raise UsageError("no input: pipe the output of gov route over labelled prompts, "
                          "e.g. gov route -i IDX < labelled.jsonl | gov eval")

@@ -48,9 +48,8 @@ def index_command(
 ) -> int:
     conventions.configure(color, quiet, debug)
     target = index_path(output)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text")
-    if out_format not in ("text", "json"):
-        raise UsageError(f"--format {out_format!r}: use text or json")
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
+                                            allowed=("text", "json"))
     if verify:
         from gov.core.index import load_index
 

@@ -73,8 +73,6 @@ def route_command(
 ) -> int:
     conventions.configure(color, quiet, debug)
     out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="jsonl")
-    if out_format not in ("text", "json", "jsonl"):
-        raise UsageError(f"--format {out_format!r}: use text, json or jsonl")
     if prompt is not None and text:
         raise UsageError("give a PROMPT argument or --text on stdin, not both")
     if prompt is not None and input_path is not None:
