@@ -9,7 +9,6 @@ import typer
 
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.core.errors import UsageError
 
 HELP = """Run the warm route server on a Unix socket in your runtime folder.
 
@@ -42,13 +41,12 @@ def serve_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    if fmt not in (None, "text", "json"):
-        raise UsageError(f"--format {fmt!r}: use text or json")
+    fmt = conventions.resolve_format(fmt, tty_default="text", pipe_default="text", allowed=("text", "json"))
     from gov.core import serve
 
     if status:
         info = serve.status()
-        if (fmt or "text") == "json":
+        if fmt == "json":
             import orjson
 
             sys.stdout.buffer.write(orjson.dumps({"running": info is not None, **(info or {})},

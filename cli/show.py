@@ -10,7 +10,7 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import IndexOpt, open_index
-from gov.core.errors import InputError, UsageError
+from gov.core.errors import InputError
 
 HELP = """Print a whole document from the index, never a chunk of it.
 
@@ -34,13 +34,12 @@ def show_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    if fmt not in (None, "text", "json"):
-        raise UsageError(f"--format {fmt!r}: use text or json")
+    fmt = conventions.resolve_format(fmt, tty_default="text", pipe_default="text", allowed=("text", "json"))
     loaded = open_index(index, check_stale=False)
     if name not in loaded.names:
         raise InputError(f"no document named {name!r}; the index has: {', '.join(sorted(loaded.names))}")
     text = loaded.text(name)
-    if (fmt or "text") == "json":
+    if fmt == "json":
         import orjson
 
         doc = loaded.document(name)
