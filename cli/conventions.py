@@ -111,11 +111,11 @@ def error_line(message: str) -> None:
 
 
 def resolve_format(requested: str | None, *, tty_default: str, pipe_default: str,
-                   allowed: tuple[str, ...] = ("text", "json", "jsonl")) -> str:
+                   allowed: tuple[str, ...] | None = None) -> str:
     """The output format: the one asked for (one of ``allowed``, else a usage error), else
     ``tty_default`` on a terminal and ``pipe_default`` in a pipe."""
     if requested:
-        if requested not in allowed:
+        if allowed is not None and requested not in allowed:
             choices = ", ".join(allowed[:-1]) + f" or {allowed[-1]}" if len(allowed) > 1 else allowed[0]
             raise UsageError(f"--format {requested!r}: use {choices}")
         return requested

@@ -72,7 +72,8 @@ def route_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="jsonl")
+    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="jsonl",
+                                            allowed=("text", "json", "jsonl"))
     if prompt is not None and text:
         raise UsageError("give a PROMPT argument or --text on stdin, not both")
     if prompt is not None and input_path is not None:
