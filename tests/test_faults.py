@@ -114,7 +114,13 @@ def test_sigterm_mid_stream_leaves_whole_lines(example_index: Path) -> None:
     time.sleep(0.5)
     first = proc.stdout.readline()  # at least one batch has been written
     proc.send_signal(signal.SIGTERM)
-    rest, err = proc.communicate(timeout=60)
+    proc.stdin.close()
+    # Drain through the same buffered reader: readline() may already hold the next lines,
+    # which communicate() (reading the raw descriptor) would skip.
+    rest = proc.stdout.read()
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    proc.wait(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM
     lines = (first + rest).decode().splitlines()
     assert lines and all(json.loads(line)["routes"] is not None for line in lines)
