@@ -160,6 +160,19 @@ def calibrate_command(
     return 0
 
 
+def _second_rule(row: dict[str, Any]) -> str:
+    """When a second document routes: at a share of the first's score, or at a least
+    classifier probability ("p"), or whenever there is one ("any")."""
+    if row["top_k"] < 2:
+        return "-"
+    parts = []
+    if row["second_ratio"] > 0:
+        parts.append(f"≥{row['second_ratio']:.2f}×1st")
+    if row["second_learned_floor"] > 0:
+        parts.append(f"p≥{row['second_learned_floor']:.2f}")
+    return " & ".join(parts) or "any"
+
+
 def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
     from rich.table import Table
 
@@ -170,7 +183,7 @@ def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
     for note in result.notes:
         out.print(f"[yellow]note:[/] {note}")
     table = Table(title_justify="left")
-    for label in ("", "fusion", "pool", "lex floor", "sem floor", "top k", "2nd ratio", "min conf",
+    for label in ("", "fusion", "pool", "lex floor", "sem floor", "top k", "2nd route", "min conf",
                   "false alarms", "top-1", "recall", "precision", "F1", "routes/prompt"):
         table.add_column(label, justify="left" if label in ("", "fusion", "pool") else "right")
     for outcome in result.rows:
@@ -179,7 +192,7 @@ def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
         table.add_row(
             mark, row["fusion"], row["semantic_pool"], f"{row['lexical_floor']:.2f}",
             f"{row['semantic_floor']:.2f}",
-            str(row["top_k"]), f"{row['second_ratio']:.2f}",
+            str(row["top_k"]), _second_rule(row),
             "-" if row["min_confidence"] is None else f"{row['min_confidence']:.3f}",
             describe(row["false_alarm_rate"]), describe(row["top1"]), describe(row["recall"]),
             describe(row["precision"]), describe(row["f1"]), describe(row["routes_per_prompt"]),

@@ -39,6 +39,8 @@ RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) the
 LEXICAL_FLOORS = (0.05, 0.10, 0.15, 0.20, 0.30, 0.40)
 SEMANTIC_FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40, 0.50)
 SECOND_RATIOS = (0.0, 0.5, 0.7, 0.85)
+# With a learned classifier: the least probability it must give a second route.
+SECOND_LEARNED_FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
 TOP_KS = (1, 2)
 FOLDS = 5
 CLASSIFIER_C = 10.0
@@ -246,6 +248,7 @@ class Outcome:
             "semantic_floor": p.semantic_floor,
             "top_k": p.top_k,
             "second_ratio": p.second_ratio,
+            "second_learned_floor": p.second_learned_floor,
             "min_confidence": p.min_confidence,
             **self.metrics,
             "passes_gate": self.passes_gate,
@@ -363,11 +366,25 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
     first_routes = routes1.sum(axis=0)
     first_correct = correct1.astype(np.float64) @ routes1
     best_key: tuple[bool, float, int, float] | None = None
-    best_setting: tuple[int, float, int] = (1, 0.0, 0)
+    best_setting: tuple[int, tuple[float, float], int] = (1, (0.0, 0.0), 0)
     evaluated = 0
+    # Second-route rules: a share of the first route's fused score, or (with a classifier)
+    # a least probability from it.
+    rules = [(ratio, 0.0) for ratio in SECOND_RATIOS]
+    learned2 = np.zeros(n)
+    if scores.learned is not None:
+        rules += [(0.0, floor) for floor in SECOND_LEARNED_FLOORS]
+        learned2 = np.where(has2, scores.learned[rows, np.maximum(top2, 0)], 0.0)
+
+    def second_routes(top_k: int, rule: tuple[float, float]) -> NDArray[np.bool_]:
+        if top_k < 2:
+            return np.zeros(n, dtype=bool)
+        ratio, floor = rule
+        return np.asarray(has2 & (fused2 >= ratio * fused1) & (learned2 >= floor), dtype=bool)
+
     for top_k in TOP_KS:
-        for ratio in SECOND_RATIOS if top_k > 1 else (0.0,):
-            second = (has2 & (fused2 >= ratio * fused1)) if top_k > 1 else np.zeros(n, dtype=bool)
+        for rule in rules if top_k > 1 else [(0.0, 0.0)]:
+            second = second_routes(top_k, rule)
             all_routes = first_routes + second.astype(np.float64) @ routes1
             all_correct = first_correct + (second & correct2).astype(np.float64) @ routes1
             for column in range(len(thresholds)):
@@ -379,10 +396,10 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
                 key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), -routes, -fa)
                 if best_key is None or key > best_key:
-                    best_key, best_setting = key, (top_k, ratio, column)
-    top_k, ratio, column = best_setting
+                    best_key, best_setting = key, (top_k, rule, column)
+    top_k, (ratio, floor), column = best_setting
     threshold = thresholds[column]
-    second = (has2 & (fused2 >= ratio * fused1)) if top_k > 1 else np.zeros(n, dtype=bool)
+    second = second_routes(top_k, (ratio, floor))
     routed1 = routes1[:, column] > 0
     routed2 = routed1 & second
     routes = int(routed1.sum() + routed2.sum())
@@ -399,7 +416,8 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
         "silent_rate": float((positive & ~routed1).sum()) / positives if positives else None,
         "routes_per_prompt": routes / n,
     }
-    point = base.with_params(top_k=top_k, second_ratio=ratio, min_confidence=threshold,
+    point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
+                             min_confidence=threshold,
                              confidence_weights=weights if threshold is not None else None)
     assert best_key is not None
     return Outcome(point, metrics, routes, best_key[0]), evaluated
@@ -478,7 +496,8 @@ def calibrate(
 ) -> Calibration:
     """Evaluate the grid and pick the winner by the rule (see the module docstring)."""
     start = base or OperatingPoint()
-    start = start.with_params(min_confidence=None, confidence_weights=None, second_ratio=0.0)
+    start = start.with_params(min_confidence=None, confidence_weights=None, second_ratio=0.0,
+                              second_learned_floor=0.0)
     expected = _expected_matrix(index_names, labelled)
     notes = []
     if labelled.negatives == 0:

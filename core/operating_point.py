@@ -39,6 +39,10 @@ class OperatingPoint:
     confidence_weights: tuple[float, ...] | None = None
     # A second route must score at least this share of the first one's fused score.
     second_ratio: float = 0.0
+    # With a learned classifier, a second route also needs at least this probability from it
+    # (0: no such condition). Two documents that both govern a prompt share the classifier's
+    # mass; a runner-up the classifier barely considers does not.
+    second_learned_floor: float = 0.0
     # Route dependencies of a routed document too, marked as dependencies (off by default).
     expand_dependencies: bool = False
     # Name of a pickle-free array file beside the point with learned example surfaces.
@@ -59,7 +63,7 @@ class OperatingPoint:
     PARAMETERS = (
         "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
-        "learned_surfaces", "fusion", "learned_weight", "semantic_pool",
+        "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
     )
 
     def params(self) -> dict[str, Any]:
@@ -96,7 +100,7 @@ class OperatingPoint:
 
 
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
-                  "semantic_weight", "second_ratio", "learned_weight"}
+                  "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor"}
 FUSIONS = ("rrf", "weighted")
 POOLS = ("max", "mean", "max_mean")
 

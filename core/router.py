@@ -219,7 +219,9 @@ def select(
     chosen: list[Candidate] = []
     for doc in order[: point.top_k]:
         index = int(doc)
-        if chosen and fused[index] < point.second_ratio * chosen[0].fused:
+        if chosen and (fused[index] < point.second_ratio * chosen[0].fused or (
+                learned is not None and point.second_learned_floor > 0.0
+                and learned[index] < point.second_learned_floor)):
             break
         lex_counts = lex_ok[index] or (weighted and point.lexical_weight > 0
                                        and lexical[index] > 0)

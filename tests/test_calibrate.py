@@ -272,3 +272,26 @@ def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
     pooled = mean_index.semantic_scores(vectors)
     best = mean_index.semantic_scores(vectors, pool="max")
     assert (pooled <= best + 1e-6).all() and (pooled < best - 1e-3).any()
+
+
+def test_a_classifier_floor_on_the_second_route_finds_two_document_prompts() -> None:
+    # Under RRF the runner-up always scores about as high as the first (ranks 1 and 2 on
+    # both signals), so no score ratio tells a two-document prompt from a one-document one;
+    # the classifier's probability of the runner-up does.
+    expected = [["alpha"], ["beta"], ["alpha", "beta"], ["gamma"], ["beta", "gamma"]] * 3
+    semantic = np.array([[0.6, 0.55, 0.1], [0.55, 0.6, 0.1], [0.6, 0.55, 0.1],
+                         [0.1, 0.55, 0.6], [0.1, 0.6, 0.55]] * 3)
+    learned = np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.5, 0.4, 0.1],
+                        [0.05, 0.05, 0.9], [0.1, 0.45, 0.45]] * 3)
+    data = labelled(expected)
+    scores = cal.Scores(np.zeros_like(semantic), semantic, learned)
+    base = OperatingPoint(fusion="rrf", learned_weight=1.0)
+    best, _ = cal._evaluate_row(base, scores, cal._expected_matrix(NAMES, data), 0.0, False)
+    point = best.point
+    assert point.top_k == 2 and point.second_learned_floor > 0.0
+    assert best.metrics["f1"] == pytest.approx(1.0)
+    for row, names in enumerate(expected):
+        chosen, _ = select(scores.lexical[row], semantic[row], point, learned[row])
+        assert sorted(NAMES[c.doc] for c in chosen) == sorted(names)
+    shown = [outcome.row() for outcome in cal.calibrate(NAMES, data, scores, confidence=False).rows]
+    assert all("second_learned_floor" in row for row in shown)

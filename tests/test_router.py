@@ -63,3 +63,15 @@ def test_second_ratio_drops_a_weak_second_route() -> None:
     assert len(both) == 2
     one, _ = select(lexical, semantic, POINT.with_params(second_ratio=0.6))
     assert [c.doc for c in one] == [0]
+
+
+def test_second_learned_floor_needs_the_classifier_to_back_a_second_route() -> None:
+    lexical = np.zeros(3)
+    semantic = np.array([0.6, 0.55, 0.1])
+    point = POINT.with_params(second_learned_floor=0.2)
+    shared = np.array([0.5, 0.4, 0.1])  # both documents govern: the classifier splits its mass
+    lone = np.array([0.9, 0.05, 0.05])  # a near runner-up the classifier does not back
+    assert [c.doc for c in select(lexical, semantic, point, shared)[0]] == [0, 1]
+    assert [c.doc for c in select(lexical, semantic, point, lone)[0]] == [0]
+    # Without a classifier the floor has nothing to read and does not apply.
+    assert [c.doc for c in select(lexical, semantic, point)[0]] == [0, 1]
