@@ -24,6 +24,9 @@ Example:
     gov index examples/policies -o .gov/index
 
     gov index --verify -o .gov/index
+
+Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
+routes then read the vectors of the nearest surfaces' documents, not every vector.
 """
 
 
@@ -40,6 +43,8 @@ def index_command(
     model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
     lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
     operating_point: PointOpt = None,
+    ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
+    ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
     fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
     color: ColorOpt = conventions.Color.auto,
@@ -62,6 +67,8 @@ def index_command(
         return 1 if stale else 0
     if not paths:
         raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
+    if ann_candidates is not None and not ann:
+        raise UsageError("--ann-candidates needs --ann")
     from gov.core import model_bundle
     from gov.core.corpus import load_corpus
     from gov.core.index import build_index
@@ -76,6 +83,8 @@ def index_command(
             operating_point=load_point(operating_point),
             previous=target if target.is_file() else None,
             progress=progress,
+            ann=ann,
+            ann_candidates=ann_candidates,
         )
     finally:
         finish()
@@ -94,6 +103,7 @@ def index_command(
         "fingerprint": header["corpus"]["fingerprint"],
         "separability": header["separability"],
         "divergence": header["divergence"],
+        "search": "approximate (usearch)" if header.get("ann") else "exact",
     }
     retired: list[str] = summary["retired"]
     skipped: list[str] = summary["skipped"]
@@ -105,6 +115,9 @@ def index_command(
         + (f", {summary['cached_vectors']} from the embedding cache"
            if summary["cached_vectors"] else ""),
     ]
+    if header.get("ann"):
+        lines.append(f"  search: approximate (usearch HNSW over {header['ann']['surfaces']} surfaces, "
+                     f"{header['ann']['candidates']} candidates per prompt, scored exactly)")
     if retired:
         lines.append(f"  left out (status): {', '.join(retired)}")
     if skipped:

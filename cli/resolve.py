@@ -58,6 +58,7 @@ def open_index(
     point: Path | None = None,
     lexical_only: bool = False,
     check_stale: bool = True,
+    exact: bool = False,
 ) -> Index:
     """Open the index for a command, building it from ``corpus`` when asked and needed."""
     operating_point = load_point(point)
@@ -67,7 +68,7 @@ def open_index(
 
         loaded, rebuilt = ensure_index(
             [str(p) for p in corpus], target, operating_point=operating_point,
-            lexical_only=lexical_only, warn=conventions.warn,
+            lexical_only=lexical_only, warn=conventions.warn, exact=exact,
         )
         if rebuilt:
             conventions.notice(f"built index {target} ({len(loaded.names)} documents)")
@@ -79,7 +80,7 @@ def open_index(
             f"no index at {target}",
             hint=f"build one with: gov index PATH -o {target}, or pass --corpus PATH",
         )
-    loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only)
+    loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only, exact=exact)
     if check_stale and loaded.is_stale():
         roots = " ".join(loaded.header.get("roots", []))
         conventions.warn(

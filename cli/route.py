@@ -64,6 +64,7 @@ def route_command(
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,
+    exact: Annotated[bool, typer.Option("--exact", help="Read every vector even when the index has an approximate-search graph (gov index --ann).")] = False,
     input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines) from this file instead of stdin.", dir_okay=False)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
     actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
@@ -92,12 +93,12 @@ def route_command(
     from gov.core import telemetry
 
     start = telemetry.process_start() or time.perf_counter()
-    if prompt is not None and out_format != "text" and not corpus and not lexical_only:
+    if prompt is not None and out_format != "text" and not corpus and not lexical_only and not exact:
         served = from_server(prompt, index, operating_point)
         if served is not None:
             return write_served(prompt, served, out_format, exit_status, start)
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
-        loaded = open_index(index, corpus, operating_point, lexical_only)
+        loaded = open_index(index, corpus, operating_point, lexical_only, exact=exact)
     writer = _Writer(out_format, loaded)
     failed_rows = 0
     abstained = 0

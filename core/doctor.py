@@ -28,6 +28,7 @@ Status = Literal["ok", "warn", "fail", "info"]
 # Optional modules: (import name, what needs it, how to install it).
 EXTRAS = (
     ("mcp", "gov mcp", "pip install 'gov[mcp]'"),
+    ("usearch", "approximate search: gov index --ann", "pip install 'gov[ann]'"),
     ("tiktoken", "token counts in gov card budget", "pip install tiktoken"),
 )
 
@@ -187,8 +188,9 @@ def check_index(path: Path, explicit: bool) -> Check:
                      f"{path} is stale: its corpus changed since the build",
                      rebuild_hint(path, loaded.header))
     model = loaded.model_id or "none (lexical only)"
+    search = "; approximate search (usearch)" if loaded.nearest is not None else ""
     return Check("index", "ok", f"{path}: {len(loaded.names)} documents, every checksum "
-                                f"verified, fresh; model {model}")
+                                f"verified, fresh; model {model}{search}")
 
 
 def check_runtime_dir() -> tuple[Check, Path | None]:

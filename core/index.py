@@ -157,8 +157,11 @@ def build_index(
     previous: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
     base: str | os.PathLike[str] | None = None,
+    ann: bool = False,
+    ann_candidates: int | None = None,
 ) -> BuiltIndex:
-    """Fit the lexical model and embed every surface (reusing ``previous``'s vectors)."""
+    """Fit the lexical model and embed every surface (reusing ``previous``'s vectors);
+    with ``ann``, also store an approximate-search graph over them (``core/ann.py``)."""
     documents = corpus.documents
     if not documents:
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
@@ -246,6 +249,13 @@ def build_index(
     ]
     arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
     arrays.update(termhash.build_arrays(lexical.vocabulary))
+    if ann:
+        if embeddings is None:
+            raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
+        from gov.core import ann as approximate
+
+        arrays[approximate.ARRAY], header["ann"] = approximate.build(
+            embeddings, candidates=ann_candidates)
     if embeddings is not None:
         arrays["embeddings"] = embeddings
         learned = _point_learned(point, int(embeddings.shape[1]))
@@ -316,7 +326,7 @@ class Index:
 
     def __init__(self, source: IndexFile | BuiltIndex, path: str | None = None,
                  operating_point: OperatingPoint | None = None, lexical_only: bool = False,
-                 model_id: str | None = None) -> None:
+                 model_id: str | None = None, exact: bool = False) -> None:
         self.path = path
         self._file = source if isinstance(source, IndexFile) else None
         self._built = source if isinstance(source, BuiltIndex) else None
@@ -370,6 +380,12 @@ class Index:
             self.degraded_reason = ("the index was built without embeddings" if not self.model
                                     else "lexical-only routing was requested")
         self._encoder: Any = None
+        # The approximate-search graph, when the index has one and exact search is not asked.
+        self.nearest: Any = None
+        if self.embeddings is not None and self.header.get("ann") and not exact:
+            from gov.core.ann import ARRAY, NearestSurfaces
+
+            self.nearest = NearestSurfaces(self._array(ARRAY), self.header["ann"], where)
         self.learned_vectors: NDArray[np.float32] | None = None
         self.learned_doc: NDArray[np.int64] | None = None
         self.learned_texts: list[str] = []
@@ -559,12 +575,51 @@ class Index:
         surfaces count unless ``learned`` is false (calibration adds each fold's own).
         """
         assert self.embeddings is not None
+        if self.nearest is not None:
+            return self._semantic_nearest(vectors, learned, pool or self.operating_point.semantic_pool)
         if learned and self._surface_vectors is not None:
             matrix, starts = self._surface_vectors, self._surface_starts
         else:
             matrix, starts = self.embeddings, self._starts
         return pool_similarities(vectors @ matrix.T, starts,
                                  pool or self.operating_point.semantic_pool)
+
+    def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
+                          pool: str) -> NDArray[np.float32]:
+        """``semantic_scores`` through the approximate-search graph: the documents of the
+        nearest surfaces (the graph's, and the nearest learned ones, which are few and
+        searched exactly) are scored exactly over all their surfaces; the rest score 0."""
+        assert self.embeddings is not None and self.nearest is not None
+        out = np.zeros((vectors.shape[0], len(self.documents)), dtype=np.float32)
+        use_learned = learned and self.learned_vectors is not None and self.learned_doc is not None
+        learned_sims = (vectors @ self.learned_vectors.T
+                        if use_learned and self.learned_vectors is not None else None)
+        for row, hits in enumerate(self.nearest.search(vectors)):
+            docs = self.surface_doc[hits].astype(np.int64)
+            if learned_sims is not None and self.learned_doc is not None and learned_sims.shape[1]:
+                take = min(self.nearest.candidates, learned_sims.shape[1])
+                nearest_learned = np.argpartition(-learned_sims[row], take - 1)[:take]
+                docs = np.concatenate([docs, self.learned_doc[nearest_learned]])
+            docs = np.unique(docs)
+            starts = self._starts[docs]
+            ends = np.append(self._starts, len(self.surface_doc))[docs + 1]
+            lengths = ends - starts
+            rows = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            sims = self.embeddings[rows] @ vectors[row]
+            owner = np.repeat(np.arange(docs.size), lengths)
+            if use_learned:
+                assert self.learned_vectors is not None and self.learned_doc is not None
+                mine = np.flatnonzero(np.isin(self.learned_doc, docs))
+                if mine.size and learned_sims is not None:
+                    sims = np.concatenate([sims, learned_sims[row, mine]])
+                    owner = np.concatenate([owner, np.searchsorted(docs, self.learned_doc[mine])])
+            best = np.full(docs.size, -np.inf, dtype=np.float64)
+            np.maximum.at(best, owner, sims)
+            mean = np.bincount(owner, weights=sims, minlength=docs.size) / np.bincount(
+                owner, minlength=docs.size)
+            scores = best if pool == "max" else mean if pool == "mean" else (best + mean) / 2
+            out[row, docs] = scores
+        return out
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
         encoder = self.encoder()
@@ -691,8 +746,12 @@ def load_index(
     operating_point: OperatingPoint | None = None,
     verify: bool = False,
     lexical_only: bool = False,
+    exact: bool = False,
 ) -> Index:
-    """Open an index file; every problem is one :class:`IndexLoadError` naming the rebuild."""
+    """Open an index file; every problem is one :class:`IndexLoadError` naming the rebuild.
+
+    ``exact`` ignores an approximate-search graph (``gov index --ann``) and reads every vector.
+    """
     opened = open_index_file(path, verify=verify)
     header = opened.header
     shown = str(path)
@@ -703,7 +762,8 @@ def load_index(
     if model and model.get("id") == bundle.DEFAULT_MODEL_ID and model.get("sha256") != bundle.MODEL_SHA256:
         raise IndexLoadError(f"{shown}: index was built with a different model file than the one "
                              "installed", hint=rebuild_hint(shown, header))
-    return Index(opened, path=shown, operating_point=operating_point, lexical_only=lexical_only)
+    return Index(opened, path=shown, operating_point=operating_point, lexical_only=lexical_only,
+                 exact=exact)
 
 
 def ensure_index(
@@ -715,12 +775,14 @@ def ensure_index(
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
     progress: Progress | None = None,
+    exact: bool = False,
 ) -> tuple[Index, bool]:
     """Load ``index_path`` if it is fresh for ``corpus_paths``, else (re)build it; return (index, rebuilt)."""
     target = Path(index_path)
     if target.is_file():
         try:
-            current = load_index(target, operating_point=operating_point, lexical_only=lexical_only)
+            current = load_index(target, operating_point=operating_point, lexical_only=lexical_only,
+                                 exact=exact)
             wanted = sorted(str(Path(p).resolve()) for p in corpus_paths)
             base = Path(current.header["corpus"].get("base", "."))
             have = sorted(str((base / r).resolve()) for r in current.header.get("roots", []))
@@ -732,4 +794,5 @@ def ensure_index(
     built = build_index(corpus, lexical_only=lexical_only, operating_point=operating_point,
                         previous=target if target.is_file() else None, progress=progress)
     built.write(target)
-    return load_index(target, operating_point=operating_point, lexical_only=lexical_only), True
+    return load_index(target, operating_point=operating_point, lexical_only=lexical_only,
+                      exact=exact), True
