@@ -34,7 +34,8 @@ from gov.core.indexfile import (
 from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
 from gov.core.lexical import LexicalArrays, LexicalScorer, fit
 from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
-from gov.core.router import Route, RouteResult, pool_similarities, select
+from gov.core.pooling import SurfaceGroups
+from gov.core.router import Route, RouteResult, select
 
 Progress = Callable[[int, int], None]
 TRIGGER, EXAMPLE, LEARNED = 0, 1, 2
@@ -367,6 +368,7 @@ class Index:
         self._positions: dict[str, int] | None = None
         counts = np.bincount(self.surface_doc, minlength=len(self.documents))
         self._starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self._groups = SurfaceGroups(self._starts, len(self.surface_doc))
         self.surface_texts: Sequence[str] = (
             _surfaces(self.documents)[0] if isinstance(self.documents, list)
             else doctable.SurfaceTexts(self.documents, self.surface_doc, self._starts))
@@ -391,6 +393,7 @@ class Index:
         self.learned_texts: list[str] = []
         self._surface_vectors = self.embeddings
         self._surface_starts = self._starts
+        self._surface_groups = self._groups
         self.classifier: tuple[NDArray[np.float32], NDArray[np.float32],
                                NDArray[np.int64]] | None = None
         self.operating_point = self._resolve_point(operating_point, where)
@@ -522,6 +525,7 @@ class Index:
             np.vstack([self.embeddings, self.learned_vectors])[order])
         counts = np.bincount(owners, minlength=len(self.documents))
         self._surface_starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        self._surface_groups = SurfaceGroups(self._surface_starts, len(owners))
 
     def set_classifier(self, weights: NDArray[np.float32], bias: NDArray[np.float32],
                        names: Sequence[str]) -> None:
@@ -564,7 +568,7 @@ class Index:
 
     def _per_document(self, rows: NDArray[np.float64]) -> NDArray[np.float64]:
         """Each document's best surface score from per-surface lexical scores."""
-        return np.maximum.reduceat(rows, self._starts) if rows.size else rows
+        return self._groups.best(rows)
 
     def semantic_scores(self, vectors: NDArray[np.float32], learned: bool = True,
                         pool: str | None = None) -> NDArray[np.float32]:
@@ -578,11 +582,10 @@ class Index:
         if self.nearest is not None:
             return self._semantic_nearest(vectors, learned, pool or self.operating_point.semantic_pool)
         if learned and self._surface_vectors is not None:
-            matrix, starts = self._surface_vectors, self._surface_starts
+            matrix, groups = self._surface_vectors, self._surface_groups
         else:
-            matrix, starts = self.embeddings, self._starts
-        return pool_similarities(vectors @ matrix.T, starts,
-                                 pool or self.operating_point.semantic_pool)
+            matrix, groups = self.embeddings, self._groups
+        return groups.pool(vectors @ matrix.T, pool or self.operating_point.semantic_pool)
 
     def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
                           pool: str) -> NDArray[np.float32]:

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gov.core.operating_point import OperatingPoint
+from gov.core.pooling import SurfaceGroups
 
 FloatArray = NDArray[np.float64]
 
@@ -124,19 +125,9 @@ POOLS = ("max", "mean", "max_mean")
 
 def pool_similarities(sims: NDArray[np.floating[Any]], starts: NDArray[np.int64],
                       pool: str) -> NDArray[np.float32]:
-    """One score per document from its surfaces' similarities (columns grouped by ``starts``).
-
-    "max" is the nearest surface (oiax's design); "mean" is close to the cosine with the
-    document's centroid and ignores one lucky surface; "max_mean" averages the two.
-    """
-    best = np.maximum.reduceat(sims, starts, axis=1)
-    if pool == "max":
-        return best
-    counts = np.diff(np.append(starts, sims.shape[1])).astype(np.float32)
-    mean = np.add.reduceat(sims, starts, axis=1) / counts
-    if pool == "mean":
-        return np.asarray(mean, dtype=np.float32)
-    return np.asarray((best + mean) / 2, dtype=np.float32)
+    """One score per document from its surfaces' similarities (columns grouped by ``starts``):
+    see :class:`gov.core.pooling.SurfaceGroups` (an index keeps one prepared)."""
+    return SurfaceGroups(starts, sims.shape[1]).pool(sims, pool)
 
 
 def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
@@ -163,10 +154,8 @@ def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint
         if use_learned:
             assert learned is not None
             fused += point.learned_weight * learned
-        fused[~admitted] = 0.0
         # A candidate keeps a positive score so "0 means not a candidate" stays true.
-        fused[admitted] = np.maximum(fused[admitted], 1e-12)
-        return fused, lex_ok, sem_ok
+        return np.where(admitted, np.maximum(fused, 1e-12), 0.0), lex_ok, sem_ok
     if point.lexical_weight > 0.0:
         _rank_contribution(lexical, lex_ok, point.rrf_k, point.lexical_weight, fused)
     if semantic is not None and point.semantic_weight > 0.0:
@@ -178,15 +167,24 @@ def fuse(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint
 
 
 def ranked(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None, point: OperatingPoint,
-           learned: FloatArray | None = None
+           learned: FloatArray | None = None, limit: int | None = None,
            ) -> tuple[NDArray[np.intp], FloatArray, NDArray[np.bool_], NDArray[np.bool_],
                       float | None]:
-    """Candidates best first, the fused scores, the floors' admissions, the confidence."""
+    """Candidates best first, the fused scores, the floors' admissions, the confidence.
+
+    With ``limit``, only the first ``limit`` candidates are guaranteed (those tied with the
+    last of them come too): a large corpus admits thousands, and sorting them all would
+    cost a route a millisecond for nothing.
+    """
     sem = semantic.astype(np.float64, copy=False) if semantic is not None else None
     fused, lex_ok, sem_ok = fuse(lexical, sem, point, learned)
     candidates = np.flatnonzero(fused > 0.0)
     if candidates.size == 0:
         return candidates, fused, lex_ok, sem_ok, None
+    if limit is not None and candidates.size > 4 * limit + 16:
+        values = fused[candidates]
+        cut = np.partition(values, values.size - limit)[values.size - limit]
+        candidates = candidates[values >= cut]
     tiebreak = sem[candidates] if sem is not None else lexical[candidates]
     order = candidates[np.lexsort((-tiebreak, -fused[candidates]))]
     confidence = None
@@ -207,7 +205,8 @@ def select(
     ``learned`` is the learned classifier's probability per document, when the point
     carries one (``gov calibrate --learn``).
     """
-    order, fused, lex_ok, sem_ok, confidence = ranked(lexical, semantic, point, learned)
+    order, fused, lex_ok, sem_ok, confidence = ranked(lexical, semantic, point, learned,
+                                                      limit=point.top_k)
     if order.size == 0:
         return [], None
     if (confidence is not None and point.min_confidence is not None

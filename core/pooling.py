@@ -1,0 +1,66 @@
+"""Per-document pooling of per-surface scores, fast enough for 100,000 documents per route.
+
+Surfaces are stored grouped by document (``starts[d]`` is document d's first surface).
+``np.maximum.reduceat`` and ``np.add.reduceat`` over 150,000 surfaces cost about 1.3 ms
+each per prompt; most documents have one or two surfaces, so the best score is the first
+surface's, raised by a gather for each further position (0.3 ms), and the sum is one
+weighted ``bincount`` (0.25 ms). The results equal the reduceat ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+# Past this many surfaces in one document, one reduceat beats a gather per position.
+MAX_GATHERS = 32
+
+
+class SurfaceGroups:
+    """The grouping of ``total`` surfaces into documents, prepared once per index."""
+
+    def __init__(self, starts: NDArray[np.int64], total: int) -> None:
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.counts = np.diff(np.append(self.starts, total)).astype(np.int64)
+        self.owner = np.repeat(np.arange(self.starts.size, dtype=np.int64), self.counts)
+        longest = int(self.counts.max()) if self.counts.size else 0
+        self.gather = bool(self.counts.size) and int(self.counts.min()) >= 1 and longest <= MAX_GATHERS
+        # For each position k past the first: the documents that have one, and its column.
+        self.steps: list[tuple[NDArray[np.intp], NDArray[np.int64]]] = []
+        if self.gather:
+            for k in range(1, longest):
+                docs = np.flatnonzero(self.counts > k)
+                self.steps.append((docs, self.starts[docs] + k))
+
+    def best(self, scores: NDArray[Any]) -> NDArray[Any]:
+        """Each document's highest surface score; ``scores`` is 1-d or (rows, surfaces)."""
+        if not scores.size:
+            return scores
+        if not self.gather:
+            return np.maximum.reduceat(scores, self.starts, axis=-1)
+        out = scores[..., self.starts]
+        for docs, columns in self.steps:
+            out[..., docs] = np.maximum(out[..., docs], scores[..., columns])
+        return out
+
+    def mean(self, scores: NDArray[Any]) -> NDArray[np.float64]:
+        """Each document's mean surface score (in float64)."""
+        if scores.ndim == 1:
+            sums = np.bincount(self.owner, weights=scores, minlength=self.starts.size)
+        else:
+            sums = np.stack([np.bincount(self.owner, weights=row, minlength=self.starts.size)
+                             for row in scores]) if scores.shape[0] else np.zeros(
+                (0, self.starts.size))
+        return np.asarray(sums / self.counts, dtype=np.float64)
+
+    def pool(self, scores: NDArray[Any], pool: str) -> NDArray[np.float32]:
+        """"max" (the nearest surface), "mean" (close to the cosine with the document's
+        centroid, deaf to one lucky surface) or "max_mean" (the two averaged)."""
+        if pool == "max":
+            return np.asarray(self.best(scores), dtype=np.float32)
+        mean = self.mean(scores)
+        if pool == "mean":
+            return np.asarray(mean, dtype=np.float32)
+        return np.asarray((self.best(scores) + mean) / 2, dtype=np.float32)

@@ -1,0 +1,30 @@
+"""Per-document pooling equals the plain reduceat definition, whatever the grouping."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gov.core.pooling import MAX_GATHERS, SurfaceGroups
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.lists(st.integers(1, MAX_GATHERS + 8), min_size=1, max_size=40),
+       rows=st.integers(1, 4), seed=st.integers(0, 2**32 - 1))
+def test_pooling_equals_reduceat(counts: list[int], rows: int, seed: int) -> None:
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    total = int(sum(counts))
+    scores = np.random.default_rng(seed).uniform(-1, 1, (rows, total)).astype(np.float32)
+    groups = SurfaceGroups(starts, total)
+    assert groups.gather == (max(counts) <= MAX_GATHERS)
+    best = np.maximum.reduceat(scores, starts, axis=1)
+    mean = np.add.reduceat(scores.astype(np.float64), starts, axis=1) / np.array(counts)
+    np.testing.assert_array_equal(groups.best(scores), best)
+    np.testing.assert_array_equal(groups.best(scores[0]), best[0])
+    np.testing.assert_allclose(groups.mean(scores), mean, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(groups.mean(scores[0]), mean[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(groups.pool(scores, "max_mean"), (best + mean) / 2, rtol=1e-6)
+    before = scores.copy()
+    groups.pool(scores, "max")
+    np.testing.assert_array_equal(scores, before)  # the input is never written
