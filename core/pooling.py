@@ -47,12 +47,14 @@ class SurfaceGroups:
 
     def mean(self, scores: NDArray[Any]) -> NDArray[np.float64]:
         """Each document's mean surface score (in float64)."""
+        sums: NDArray[np.float64]
         if scores.ndim == 1:
             sums = np.bincount(self.owner, weights=scores, minlength=self.starts.size)
-        else:
+        elif scores.shape[0]:
             sums = np.stack([np.bincount(self.owner, weights=row, minlength=self.starts.size)
-                             for row in scores]) if scores.shape[0] else np.zeros(
-                (0, self.starts.size))
+                             for row in scores])
+        else:
+            sums = np.zeros((0, self.starts.size))
         return np.asarray(sums / self.counts, dtype=np.float64)
 
     def pool(self, scores: NDArray[Any], pool: str) -> NDArray[np.float32]:
