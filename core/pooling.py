@@ -49,7 +49,8 @@ class SurfaceGroups:
         """Each document's mean surface score (in float64)."""
         sums: NDArray[np.float64]
         if scores.ndim == 1:
-            sums = np.bincount(self.owner, weights=scores, minlength=self.starts.size)
+            sums = np.bincount(self.owner, weights=scores, minlength=self.starts.size).astype(
+                np.float64, copy=False)
         elif scores.shape[0]:
             sums = np.stack([np.bincount(self.owner, weights=row, minlength=self.starts.size)
                              for row in scores])
