@@ -45,25 +45,27 @@ class SurfaceGroups:
             out[..., docs] = np.maximum(out[..., docs], scores[..., columns])
         return out
 
-    def mean(self, scores: NDArray[Any]) -> NDArray[np.float64]:
-        """Each document's mean surface score (in float64)."""
-        sums: NDArray[np.float64]
+    def mean(self, scores: NDArray[Any], dtype: Any = np.float64) -> NDArray[Any]:
+        """Each document's mean surface score, summed in float64 and stored as ``dtype``
+        one row at a time (a batch of 32 prompts at 100,000 documents makes no temporaries
+        of the whole batch)."""
         if scores.ndim == 1:
-            sums = np.bincount(self.owner, weights=scores, minlength=self.starts.size).astype(
-                np.float64, copy=False)
-        elif scores.shape[0]:
-            sums = np.stack([np.bincount(self.owner, weights=row, minlength=self.starts.size)
-                             for row in scores])
-        else:
-            sums = np.zeros((0, self.starts.size))
-        return np.asarray(sums / self.counts, dtype=np.float64)
+            return np.asarray(np.bincount(self.owner, weights=scores, minlength=self.starts.size)
+                              / self.counts, dtype=dtype)
+        out = np.empty((scores.shape[0], self.starts.size), dtype=dtype)
+        for row in range(scores.shape[0]):
+            out[row] = np.bincount(self.owner, weights=scores[row], minlength=self.starts.size
+                                   ) / self.counts
+        return out
 
     def pool(self, scores: NDArray[Any], pool: str) -> NDArray[np.float32]:
         """"max" (the nearest surface), "mean" (close to the cosine with the document's
         centroid, deaf to one lucky surface) or "max_mean" (the two averaged)."""
         if pool == "max":
             return np.asarray(self.best(scores), dtype=np.float32)
-        mean = self.mean(scores)
+        mean = self.mean(scores, np.float32)
         if pool == "mean":
-            return np.asarray(mean, dtype=np.float32)
-        return np.asarray((self.best(scores) + mean) / 2, dtype=np.float32)
+            return mean
+        mean += self.best(scores)
+        mean /= 2
+        return mean
