@@ -335,7 +335,9 @@ def new_cmd(
     """Print a valid card, with the defaults of ovi-cards' builders: timestamp now, schema
     0.1.0, a confidence and a memory suggestion per type.
 
-    Invalid input exits 2 naming the option (or field) and the rule it breaks.
+    Invalid input exits 2 naming the option (or field) and the rule it breaks. With
+    --from, each line that makes no card is named on stderr, the other lines still make
+    cards, and the command exits 1.
 
     Example:
 
@@ -438,7 +440,8 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
         from gov.core.atomic import write_bytes_atomic
 
         write_bytes_atomic(output, b"".join(out))
-    return 2 if bad else 0
+    # Bad lines are findings about the data, like malformed rows in gov route: exit 1.
+    return 1 if bad else 0
 
 
 @card_app.command("schema")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from enum import Enum
@@ -65,7 +66,7 @@ def route_command(
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,
     exact: Annotated[bool, typer.Option("--exact", help="Read every vector even when the index has an approximate-search graph (gov index --ann).")] = False,
-    input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines) from this file instead of stdin.", dir_okay=False)] = None,
+    input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines, or a .parquet file's rows) from this file instead of stdin.", dir_okay=False)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
     actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
     color: ColorOpt = conventions.Color.auto,
@@ -79,6 +80,8 @@ def route_command(
         raise UsageError("give a PROMPT argument or --text on stdin, not both")
     if prompt is not None and input_path is not None:
         raise UsageError("give a PROMPT argument or --input FILE, not both")
+    if text and input_path is not None and input_path.suffix.lower() in (".parquet", ".pq"):
+        raise UsageError("--text reads plain lines; a Parquet --input is read as rows (drop --text)")
     if prompt is None and input_path is None and conventions.is_tty(sys.stdin):
         raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
                          " or --text lines on stdin")
@@ -104,7 +107,7 @@ def route_command(
     abstained = 0
     recording = telemetry.enabled()
     known = frozenset(loaded.names) if recording else frozenset()
-    source = input_path.open("rb") if input_path is not None else sys.stdin.buffer
+    source = _open_input(input_path) if input_path is not None else sys.stdin.buffer
     for batch in _batches(_records(prompt, text, source), batch_size):
         batch_start = start if prompt is not None else time.perf_counter()
         prompts = [row["prompt"] for row in batch if row.get("_ok")]
@@ -142,6 +145,20 @@ def route_command(
     if exit_status and abstained:
         return 1
     return 0
+
+
+def _open_input(path: Path) -> IO[bytes]:
+    """The --input file; a Parquet file is read as the JSONL of its rows."""
+    from gov.core.parquet_input import is_parquet, parquet_to_jsonl
+
+    if not path.is_file():
+        raise UsageError(f"--input {path}: no such file")
+    if not is_parquet(path):
+        return path.open("rb")
+    spool = tempfile.TemporaryFile()
+    parquet_to_jsonl(path, spool)
+    spool.seek(0)
+    return spool
 
 
 def _records(prompt: str | None, text: bool, stdin: IO[bytes]) -> Iterator[dict[str, Any]]:

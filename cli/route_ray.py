@@ -20,16 +20,23 @@ from gov.core.errors import UsageError
 
 @contextlib.contextmanager
 def _input_file(path: Path | None) -> Iterator[Path]:
-    """``path``, or stdin copied to a temporary file (actors read byte ranges of a file)."""
+    """``path``, or stdin (or a Parquet file's rows) copied to a temporary JSONL file: actors
+    read byte ranges of a file."""
+    from gov.core.parquet_input import is_parquet, parquet_to_jsonl
+
     if path is not None:
         if not path.is_file():
             raise UsageError(f"--input {path}: no such file")
-        yield path
-        return
+        if not is_parquet(path):
+            yield path
+            return
     fd, name = tempfile.mkstemp(prefix="gov-route-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "wb") as spool:
-            shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
+            if path is not None:
+                parquet_to_jsonl(path, spool)
+            else:
+                shutil.copyfileobj(sys.stdin.buffer, spool, 1 << 20)
         yield Path(name)
     finally:
         with contextlib.suppress(OSError):

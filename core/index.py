@@ -479,6 +479,12 @@ class Index:
                 self.degraded_reason = exc.message
         return self._encoder
 
+    def use_encoder(self, encoder: Any) -> None:
+        """Route with this query encoder instead of the shared one (the MCP server and Ray
+        actors give theirs a thread count of their own)."""
+        if self.degraded is None:
+            self._encoder = encoder
+
     def _apply_learned(self, explicit: bool, where: str) -> None:
         """Load what the point learned: from the file beside an explicit point, else the index."""
         point = self.operating_point

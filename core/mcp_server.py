@@ -202,7 +202,7 @@ def _pin_encoder(index: Index, threads: int) -> None:
     from gov.core.errors import ModelError
 
     with contextlib.suppress(ModelError):  # the index's own loader reports it on first use
-        index._encoder = OnnxEncoder(threads=threads)
+        index.use_encoder(OnnxEncoder(threads=threads))
 
 
 def available() -> bool:

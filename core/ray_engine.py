@@ -141,7 +141,7 @@ def pin_encoder(index: Any, threads: int) -> None:
     if index.model_id != OnnxEncoder.model_id:
         return
     with contextlib.suppress(ModelError):  # the index's own loader degrades and says why
-        index._encoder = OnnxEncoder(threads=threads)
+        index.use_encoder(OnnxEncoder(threads=threads))
 
 
 @dataclass

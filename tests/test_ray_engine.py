@@ -92,3 +92,18 @@ def test_the_command_on_ray_writes_what_the_local_engine_writes(
 def test_the_ray_engine_refuses_what_it_cannot_do(example_index: Path, args: list[str]) -> None:
     done = run_gov("route", "-i", str(example_index), "--engine", "ray", *args, input=b"")
     assert done.returncode == 2 and "--engine ray" in done.stderr.decode()
+
+
+def test_parquet_input_on_ray_writes_what_the_local_engine_writes(
+        example_index: Path, tmp_path: Path, local_ray: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    prompts = [f"deploy service number {i} to production" for i in range(30)]
+    source = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"prompt": prompts, "n": list(range(30))}), source, row_group_size=7)
+    local = run_gov("route", "-i", str(example_index), "--input", str(source))
+    on_ray = run_gov("route", "-i", str(example_index), "--input", str(source), "--engine", "ray",
+                     "--actors", "1", env={"RAY_ADDRESS": local_ray})
+    assert local.returncode == 0 and on_ray.returncode == 0, on_ray.stderr
+    assert on_ray.stdout == local.stdout and len(local.stdout.splitlines()) == 30
