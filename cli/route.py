@@ -155,7 +155,7 @@ def _open_input(path: Path) -> IO[bytes]:
         raise UsageError(f"--input {path}: no such file")
     if not is_parquet(path):
         return path.open("rb")
-    spool = tempfile.TemporaryFile()
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (returned: the command reads it to the end)
     parquet_to_jsonl(path, spool)
     spool.seek(0)
     return spool
