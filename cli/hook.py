@@ -74,7 +74,7 @@ def parse_args(argv: list[str]) -> dict[str, Any] | None:
 
 
 def read_payload(stream: Any) -> dict[str, Any]:
-    import orjson
+    import json  # not orjson: its import alone costs a warm turn about 10 ms
 
     data = stream.read(MAX_STDIN + 1)
     if not data or not data.strip():
@@ -82,14 +82,22 @@ def read_payload(stream: Any) -> dict[str, Any]:
     if len(data) > MAX_STDIN:
         raise HookProblem(f"stdin is over {MAX_STDIN} bytes; not routing this prompt")
     try:
-        payload = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        payload = json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, NaN, absurd nesting
         raise HookProblem("stdin is not valid JSON") from None
     if not isinstance(payload, dict):
         raise HookProblem("stdin must be a JSON object")
     if not isinstance(payload.get("prompt"), str):
         raise HookProblem("payload field 'prompt' is missing or not a string")
+    try:
+        payload["prompt"].encode("utf-8")
+    except UnicodeEncodeError:
+        raise HookProblem("payload field 'prompt' is not valid Unicode (a lone surrogate)") from None
     return payload
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def index_for(options: dict[str, Any], payload: dict[str, Any]) -> str:
@@ -153,10 +161,12 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
                       operating_point_id=answer.get("operating_point_id"),
                       known=frozenset(names))
         if names:
-            import orjson
+            import json
 
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-            stdout.write(orjson.dumps(hook_output(render(answer, cwd))) + b"\n")
+            text = json.dumps(hook_output(render(answer, cwd)), ensure_ascii=False,
+                              separators=(",", ":"))
+            stdout.write(text.encode("utf-8") + b"\n")  # a lone surrogate raises: no output
             stdout.flush()
     except BaseException as exc:
         failure = getattr(exc, "failure_class", None)

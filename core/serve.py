@@ -114,8 +114,12 @@ class _Handler(socketserver.BaseRequestHandler):
                     reply = {"ok": False, "error": str(exc)}
                 except Exception as exc:  # a bad request must never take the server down
                     reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        try:
+            blob = encode(reply)
+        except ValueError as exc:
+            blob = encode({"ok": False, "error": f"the answer cannot be sent as JSON: {exc}"})
         with contextlib.suppress(OSError):
-            sock.sendall(encode(reply))
+            sock.sendall(blob)
         state.last_request = time.monotonic()
 
 

@@ -1,6 +1,7 @@
 """The warm server's address and wire protocol, and the lean client the hook uses.
 
-This module imports only the standard library and orjson: the hook asks the warm server
+This module imports only the standard library (orjson's import alone costs a hook turn
+about 10 ms; messages here are small): the hook asks the warm server
 first and must not pay for numpy, onnxruntime or typer unless it routes in-process.
 One request per connection: a JSON object and a newline; the answer likewise.
 """
@@ -8,6 +9,7 @@ One request per connection: a JSON object and a newline; the answer likewise.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import stat
@@ -15,8 +17,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from gov.core.errors import GovError
 
@@ -70,7 +70,10 @@ def socket_path() -> Path:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    """One line of strict JSON in UTF-8; ValueError for what JSON cannot carry (NaN, lone
+    surrogates)."""
+    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.encode("utf-8") + b"\n"
 
 
 def read_message(sock: socket.socket) -> dict[str, Any]:
@@ -88,7 +91,7 @@ def read_message(sock: socket.socket) -> dict[str, Any]:
     data = b"".join(chunks)
     if size > MAX_MESSAGE:
         raise ValueError("message too large")
-    value = orjson.loads(data)
+    value = json.loads(data)  # JSONDecodeError and UnicodeDecodeError are ValueErrors
     if not isinstance(value, dict):
         raise ValueError("message is not a JSON object")
     return value
