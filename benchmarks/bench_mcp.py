@@ -112,7 +112,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-i", "--index", type=Path, help="index file (default: build one)")
     parser.add_argument("-n", "--calls", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=int, default=0,
                         help="the server's embedding threads (gov mcp --threads)")
     parser.add_argument("--check", action="store_true",
                         help=f"exit 1 when the median over MCP exceeds {TARGET_MS:g} ms")

@@ -38,8 +38,8 @@ def mcp_command(
     lexical_only: LexicalOnlyOpt = False,
     threads: Annotated[int, typer.Option(
         "--threads", min=0,
-        help="Embedding threads per query (0: onnxruntime's default of one per core).",
-    )] = 1,
+        help="Embedding threads per query (0: onnxruntime's default of one per core; 1 spares a core for the agent's own work on a busy machine).",
+    )] = 0,
     color: ColorOpt = conventions.Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
