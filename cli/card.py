@@ -337,7 +337,7 @@ def new_cmd(
 
     Invalid input exits 2 naming the option (or field) and the rule it breaks. With
     --from, each line that makes no card is named on stderr, the other lines still make
-    cards, and the command exits 1.
+    cards, and the command exits 2.
 
     Example:
 
@@ -440,8 +440,9 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
         from gov.core.atomic import write_bytes_atomic
 
         write_bytes_atomic(output, b"".join(out))
-    # Bad lines are findings about the data, like malformed rows in gov route: exit 1.
-    return 1 if bad else 0
+    # Invalid input exits 2 for the whole command, --from lines included (the card issue's
+    # contract); the valid lines still made their cards.
+    return 2 if bad else 0
 
 
 @card_app.command("schema")

@@ -146,7 +146,7 @@ def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     data = "".join(json.dumps(line) + "\n" for line in lines).encode() + b"{broken\n"
     out = run_gov("card", "new", "RESULT", "--from", "-", "--agent", "indexer:local",
                   "--objective", "Rebuild the index", stdin=data)  # fmt: skip
-    assert out.returncode == 1  # the data had problems; the usage was fine
+    assert out.returncode == 2  # invalid input, as for the options
     cards = jsonl(out.stdout)
     assert [(c["task_id"], c["card_type"]) for c in cards] == [("a", "RESULT"), ("c", "ERROR")]
     assert all(c["source_agent"] == "indexer:local" for c in cards)
