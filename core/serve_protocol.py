@@ -91,7 +91,10 @@ def read_message(sock: socket.socket) -> dict[str, Any]:
     data = b"".join(chunks)
     if size > MAX_MESSAGE:
         raise ValueError("message too large")
-    value = json.loads(data)  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    try:
+        value = json.loads(data)  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except RecursionError:
+        raise ValueError("message is nested too deeply") from None
     if not isinstance(value, dict):
         raise ValueError("message is not a JSON object")
     return value

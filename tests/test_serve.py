@@ -151,7 +151,8 @@ def test_bad_requests_do_not_take_the_server_down(server: subprocess.Popen[bytes
                                                   runtime: dict[str, str]) -> None:
     sock_path = Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock"
     for junk in (b"garbage\n", b"[1,2]\n", b'{"op": "route", "index": "relative"}\n',
-                 b'{"op": "route", "index": "/nonexistent", "prompt": "x"}\n', b'{"op": "nope"}\n', b""):
+                 b'{"op": "route", "index": "/nonexistent", "prompt": "x"}\n', b'{"op": "nope"}\n', b"",
+                 b"[" * 100_000 + b"\n", b'{"op": "route", "prompt": "\xff\xfe"}\n', b'{"op": NaN}\n'):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.connect(str(sock_path))
             sock.sendall(junk)
