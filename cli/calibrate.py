@@ -190,7 +190,9 @@ def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
         row = outcome.row()
         mark = "★" if outcome is result.winner else ("" if outcome.passes_gate else "✗")
         table.add_row(
-            mark, row["fusion"], row["semantic_pool"], f"{row['lexical_floor']:.2f}",
+            mark, row["fusion"],
+            row["semantic_pool"] + (f" +body {row['body_weight']:.1f}" if row["body_weight"] else ""),
+            f"{row['lexical_floor']:.2f}",
             f"{row['semantic_floor']:.2f}",
             str(row["top_k"]), _second_rule(row),
             "-" if row["min_confidence"] is None else f"{row['min_confidence']:.3f}",

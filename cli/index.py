@@ -25,6 +25,10 @@ Example:
 
     gov index --verify -o .gov/index
 
+--bodies adds each document's body as evidence of its meaning: slower to build, and a route
+reads one more vector per document; without an --operating-point the index then routes with
+the shipped default point measured with bodies.
+
 Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
 routes then read the vectors of the nearest surfaces' documents, not every vector.
 """
@@ -43,6 +47,7 @@ def index_command(
     model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
     lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
     operating_point: PointOpt = None,
+    bodies: Annotated[bool, typer.Option("--bodies", help="Also embed each document's body, passage by passage, as further evidence of its meaning (one mean vector per document).")] = False,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
@@ -85,6 +90,7 @@ def index_command(
             progress=progress,
             ann=ann,
             ann_candidates=ann_candidates,
+            bodies=bodies,
         )
     finally:
         finish()
@@ -104,6 +110,7 @@ def index_command(
         "separability": header["separability"],
         "divergence": header["divergence"],
         "search": "approximate (usearch)" if header.get("ann") else "exact",
+        "bodies": header.get("bodies"),
     }
     retired: list[str] = summary["retired"]
     skipped: list[str] = summary["skipped"]
@@ -115,6 +122,10 @@ def index_command(
         + (f", {summary['cached_vectors']} from the embedding cache"
            if summary["cached_vectors"] else ""),
     ]
+    if header.get("bodies"):
+        body = header["bodies"]
+        lines.append(f"  bodies: {body['documents']} documents with a body; {body['passages_embedded']} "
+                     f"passages embedded, {body['reused']} documents' body vectors reused")
     if header.get("ann"):
         lines.append(f"  search: approximate (usearch HNSW over {header['ann']['surfaces']} surfaces, "
                      f"{header['ann']['candidates']} candidates per prompt, scored exactly)")

@@ -41,6 +41,8 @@ SEMANTIC_FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40, 0.50)
 SECOND_RATIOS = (0.0, 0.5, 0.7, 0.85)
 # With a learned classifier: the least probability it must give a second route.
 SECOND_LEARNED_FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
+# With body vectors: the weights of the body evidence in the semantic score.
+BODY_WEIGHTS = (0.3, 0.5, 0.7)
 TOP_KS = (1, 2)
 FOLDS = 5
 CLASSIFIER_C = 10.0
@@ -93,11 +95,22 @@ class Scores:
     learned: NDArray[np.float64] | None = None
     # The semantic matrix under each pooling of surface similarities (``semantic`` is "max").
     pooled: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    # With body vectors (gov index --bodies): each prompt's mean passage similarity per
+    # document, and which documents have a body.
+    body: NDArray[np.float64] | None = None
+    has_body: NDArray[np.bool_] | None = None
 
-    def with_pool(self, pool: str) -> Scores:
-        if pool not in self.pooled:
-            return self
-        return Scores(self.lexical, self.pooled[pool], self.learned, self.pooled)
+    def with_pool(self, pool: str, body_weight: float = 0.0) -> Scores:
+        semantic = self.pooled.get(pool, self.semantic)
+        if semantic is not None and body_weight > 0.0 and self.body is not None \
+                and self.has_body is not None:
+            semantic = np.where(self.has_body[None, :],
+                                (1.0 - body_weight) * semantic + body_weight * self.body, semantic)
+        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
+
+    def body_weights(self) -> tuple[float, ...]:
+        """The body weights the grid tries: none without body vectors."""
+        return (0.0, *BODY_WEIGHTS) if self.body is not None else (0.0,)
 
 
 def _fold(prompt: str, folds: int) -> int:
@@ -143,6 +156,7 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
     if progress:
         progress(f"scoring {len(labelled.prompts)} prompts")
     lexical, _, vectors = index.score_many(labelled.prompts)
+    body, has_body = _body_scores(index, vectors)
     if vectors is None:
         if learn:
             raise InputError("--learn needs the embedding model: the index has no embeddings "
@@ -153,7 +167,7 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
     if not learn:
         pooled = {pool: pool_similarities(base_sims, base_starts, pool).astype(np.float64)
                   for pool in POOLS}
-        return Scores(lexical, pooled["max"], None, pooled), None
+        return Scores(lexical, pooled["max"], None, pooled, body, has_body), None
     position = {name: i for i, name in enumerate(index.names)}
     rows: list[int] = []
     owners: list[int] = []
@@ -227,7 +241,16 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
         classifier_names=list(index.names),
         abstain_class=abstain,
     )
-    return Scores(lexical, pooled["max"], probabilities, pooled), learned
+    return Scores(lexical, pooled["max"], probabilities, pooled, body, has_body), learned
+
+
+def _body_scores(index: Index, vectors: NDArray[np.float32] | None
+                 ) -> tuple[NDArray[np.float64] | None, NDArray[np.bool_] | None]:
+    """Each prompt's mean passage similarity per document, when the index has bodies."""
+    if vectors is None or index.body_vectors is None or index._has_body is None:
+        return None, None
+    body = (vectors @ np.asarray(index.body_vectors, dtype=np.float32).T).astype(np.float64)
+    return body, np.asarray(index._has_body, dtype=bool)
 
 
 @dataclass
@@ -244,6 +267,7 @@ class Outcome:
         return {
             "fusion": p.fusion if p.fusion == "weighted" else f"rrf k={p.rrf_k:g}",
             "semantic_pool": p.semantic_pool,
+            "body_weight": p.body_weight,
             "lexical_floor": p.lexical_floor,
             "semantic_floor": p.semantic_floor,
             "top_k": p.top_k,
@@ -508,11 +532,11 @@ def calibrate(
     winner: Outcome | None = None
     evaluated = 0
     pools = [pool for pool in POOLS if pool in scores.pooled] or [start.semantic_pool]
-    settings = [fusion for pool in pools
-                for fusion in fusions(scores.with_pool(pool), expected,
-                                      start.with_params(semantic_pool=pool))]
+    settings = [fusion for pool in pools for weight in scores.body_weights()
+                for fusion in fusions(scores.with_pool(pool, weight), expected,
+                                      start.with_params(semantic_pool=pool, body_weight=weight))]
     for fusion in settings:
-        pooled = scores.with_pool(fusion.semantic_pool)
+        pooled = scores.with_pool(fusion.semantic_pool, fusion.body_weight)
         for lexical_floor in lexical_floors:
             for semantic_floor in floors_semantic:
                 point = fusion.with_params(lexical_floor=float(lexical_floor),

@@ -149,6 +149,52 @@ def _reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str) -> di
     return dict(zip(texts, vectors, strict=True))
 
 
+def _reuse_bodies(previous: str | os.PathLike[str] | None, model_id: str
+                  ) -> dict[str, NDArray[np.float32]]:
+    """Document content hash -> body vector from an earlier index built with bodies."""
+    if previous is None or not Path(previous).is_file():
+        return {}
+    try:
+        old = open_index_file(previous)
+        if (old.header.get("model") or {}).get("id") != model_id or not old.header.get("bodies"):
+            return {}
+        documents = _stored_documents(old.header, old.array)
+        vectors = np.array(old.array("body_vectors"))
+        hashes = [doc.content_hash for doc in documents]
+    except (GovError, KeyError, TypeError, ValueError):
+        return {}
+    if vectors.shape[0] != len(hashes):
+        return {}
+    return dict(zip(hashes, vectors, strict=True))
+
+
+def _body_vectors(documents: Sequence[Any], model_id: str, dim: int,
+                  previous: str | os.PathLike[str] | None, progress: Progress | None
+                  ) -> tuple[NDArray[np.float32], dict[str, Any]]:
+    """One vector per document: the mean of its passages' vectors (zeros: no body)."""
+    from gov.core.body import passages
+    from gov.core.embed_cache import embed_missing
+    from gov.core.embedding import model_sha256
+
+    reused = _reuse_bodies(previous, model_id)
+    per_doc = {i: passages(doc.text) for i, doc in enumerate(documents)
+               if doc.content_hash not in reused}
+    missing = list(dict.fromkeys(text for chunks in per_doc.values() for text in chunks))
+    fresh: dict[str, NDArray[np.float32]] = {}
+    if missing:
+        fresh, _ = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
+                                 dim=dim, progress=progress)
+    out = np.zeros((len(documents), dim), dtype=np.float32)
+    for i, doc in enumerate(documents):
+        if doc.content_hash in reused:
+            out[i] = reused[doc.content_hash]
+        elif per_doc[i]:
+            out[i] = np.mean([fresh[text] for text in per_doc[i]], axis=0)
+    with_body = int(np.count_nonzero(np.abs(out).sum(axis=1)))
+    return out, {"documents": with_body, "passages_embedded": len(missing),
+                 "reused": len(documents) - len(per_doc)}
+
+
 def build_index(
     corpus: Corpus,
     *,
@@ -160,13 +206,15 @@ def build_index(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
+    bodies: bool = False,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors);
     with ``ann``, also store an approximate-search graph over them (``core/ann.py``)."""
     documents = corpus.documents
     if not documents:
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
-    point = operating_point or default_operating_point()
+    point = operating_point or (default_operating_point(bodies=True) if bodies
+                                else default_operating_point())
     texts, owners, kinds = _surfaces(documents)
     lexical = fit(texts)
     embeddings: NDArray[np.float32] | None = None
@@ -194,7 +242,8 @@ def build_index(
         model = {"id": model_id, "dim": int(embeddings.shape[1]), "sha256": model_sha256(model_id)}
     trigger_rows = [i for i, kind in enumerate(kinds) if kind == TRIGGER]
     separation = separability(embeddings[trigger_rows]) if embeddings is not None else None
-    if point.model_id and model and point.model_id != model["id"] and point.source not in (None, "default"):
+    shipped = point.source in (None, "default", "default-bodies")
+    if point.model_id and model and point.model_id != model["id"] and not shipped:
         check_model(point, model["id"], point.source or "operating point")
     reasons = divergence_reasons(point, len(documents), separation, model["id"] if model else None)
     base_path = Path(base) if base is not None else Path.cwd()
@@ -250,6 +299,11 @@ def build_index(
     ]
     arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
     arrays.update(termhash.build_arrays(lexical.vocabulary))
+    if bodies:
+        if embeddings is None:
+            raise IndexBuildError("--bodies needs embeddings: it cannot be combined with --lexical-only")
+        arrays["body_vectors"], header["bodies"] = _body_vectors(
+            documents, model_id, int(embeddings.shape[1]), previous, progress)
     if ann:
         if embeddings is None:
             raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
@@ -382,6 +436,12 @@ class Index:
             self.degraded_reason = ("the index was built without embeddings" if not self.model
                                     else "lexical-only routing was requested")
         self._encoder: Any = None
+        # Body vectors (gov index --bodies): one per document, zeros where it has no body.
+        self.body_vectors: NDArray[np.float32] | None = None
+        self._has_body: NDArray[np.bool_] | None = None
+        if self.embeddings is not None and self.header.get("bodies"):
+            self.body_vectors = self._array("body_vectors")
+            self._has_body = np.abs(np.asarray(self.body_vectors)).sum(axis=1) > 0
         # The approximate-search graph, when the index has one and exact search is not asked.
         self.nearest: Any = None
         if self.embeddings is not None and self.header.get("ann") and not exact:
@@ -577,21 +637,40 @@ class Index:
         return self._groups.best(rows)
 
     def semantic_scores(self, vectors: NDArray[np.float32], learned: bool = True,
-                        pool: str | None = None) -> NDArray[np.float32]:
+                        pool: str | None = None, body_weight: float | None = None,
+                        ) -> NDArray[np.float32]:
         """Per-document cosine for each query vector: shape (queries, documents).
 
         ``pool`` (default: the operating point's ``semantic_pool``) turns a document's surface
         similarities into one score: their best, their mean, or the two averaged. Learned
-        surfaces count unless ``learned`` is false (calibration adds each fold's own).
+        surfaces count unless ``learned`` is false (calibration adds each fold's own). With
+        body vectors, ``body_weight`` (default: the point's) mixes in the body evidence.
         """
         assert self.embeddings is not None
         if self.nearest is not None:
-            return self._semantic_nearest(vectors, learned, pool or self.operating_point.semantic_pool)
-        if learned and self._surface_vectors is not None:
-            matrix, groups = self._surface_vectors, self._surface_groups
+            scores = self._semantic_nearest(vectors, learned, pool or self.operating_point.semantic_pool)
         else:
-            matrix, groups = self.embeddings, self._groups
-        return groups.pool(vectors @ matrix.T, pool or self.operating_point.semantic_pool)
+            if learned and self._surface_vectors is not None:
+                matrix, groups = self._surface_vectors, self._surface_groups
+            else:
+                matrix, groups = self.embeddings, self._groups
+            scores = groups.pool(vectors @ matrix.T, pool or self.operating_point.semantic_pool)
+        weight = self.operating_point.body_weight if body_weight is None else body_weight
+        if weight > 0.0 and self.body_vectors is not None:
+            scores = self.mix_bodies(scores, vectors, weight)
+        return scores
+
+    def mix_bodies(self, scores: NDArray[np.floating[Any]], vectors: NDArray[np.float32],
+                   weight: float) -> NDArray[np.float32]:
+        """Mix each document's mean passage similarity into its semantic score (documents
+        without a body keep theirs; under approximate search, so do the unreached ones at 0)."""
+        assert self.body_vectors is not None and self._has_body is not None
+        body = vectors @ np.asarray(self.body_vectors).T
+        mask = self._has_body[None, :]
+        if self.nearest is not None:
+            mask = mask & (scores != 0.0)
+        mixed = np.where(mask, (1.0 - weight) * scores + weight * body, scores)
+        return np.asarray(mixed, dtype=np.float32)
 
     def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
                           pool: str) -> NDArray[np.float32]:

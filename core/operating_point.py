@@ -43,6 +43,9 @@ class OperatingPoint:
     # (0: no such condition). Two documents that both govern a prompt share the classifier's
     # mass; a runner-up the classifier barely considers does not.
     second_learned_floor: float = 0.0
+    # With body vectors in the index (gov index --bodies): the semantic score of a document
+    # with a body is (1 - w) * its pooled surface score + w * its mean passage similarity.
+    body_weight: float = 0.0
     # Route dependencies of a routed document too, marked as dependencies (off by default).
     expand_dependencies: bool = False
     # Name of a pickle-free array file beside the point with learned example surfaces.
@@ -64,6 +67,7 @@ class OperatingPoint:
         "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
         "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
+        "body_weight",
     )
 
     def params(self) -> dict[str, Any]:
@@ -100,7 +104,8 @@ class OperatingPoint:
 
 
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
-                  "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor"}
+                  "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor",
+                  "body_weight"}
 FUSIONS = ("rrf", "weighted")
 POOLS = ("max", "mean", "max_mean")
 
@@ -114,6 +119,8 @@ def _check_param(name: str, value: Any, where: str) -> Any:
             raise bad("must be a number")
         if value < 0:
             raise bad("must not be negative")
+        if name == "body_weight" and value > 1:
+            raise bad("must be a number from 0 to 1")
         return float(value)
     if name == "top_k":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
@@ -230,15 +237,20 @@ def save_operating_point(point: OperatingPoint, path: str | os.PathLike[str]) ->
     write_bytes_atomic(path, orjson.dumps(point.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def default_operating_point() -> OperatingPoint:
-    """The shipped default, with the provenance of where it was measured."""
-    source = resources.files("gov.core") / "data" / "operating_point.json"
+def default_operating_point(bodies: bool = False) -> OperatingPoint:
+    """The shipped default, with the provenance of where it was measured; ``bodies``: the
+    one measured on an index built with body vectors (``gov index --bodies`` stores it in
+    the index, so it applies only there)."""
+    name = "operating_point_bodies.json" if bodies else "operating_point.json"
+    source = resources.files("gov.core") / "data" / name
     try:
         data = orjson.loads(source.read_bytes())
     except (OSError, orjson.JSONDecodeError):
+        if bodies:
+            return default_operating_point()
         return OperatingPoint(provenance={"note": "built-in values; the shipped file is missing"})
-    point = from_json(data, "gov.core/data/operating_point.json")
-    return replace(point, source="default")
+    point = from_json(data, f"gov.core/data/{name}")
+    return replace(point, source="default-bodies" if bodies else "default")
 
 
 def check_model(point: OperatingPoint, model_id: str, where: str) -> None:
