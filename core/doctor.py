@@ -189,6 +189,7 @@ def check_index(path: Path, explicit: bool) -> Check:
                      rebuild_hint(path, loaded.header))
     model = loaded.model_id or "none (lexical only)"
     search = "; approximate search (usearch)" if loaded.nearest is not None else ""
+    search += "; body evidence" if loaded.body_vectors is not None else ""
     return Check("index", "ok", f"{path}: {len(loaded.names)} documents, every checksum "
                                 f"verified, fresh; model {model}{search}")
 
