@@ -8,6 +8,7 @@ the corpus fingerprint and file stamps (to notice staleness); the divergence rea
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import time
@@ -865,8 +866,22 @@ def ensure_index(
     progress: Progress | None = None,
     exact: bool = False,
 ) -> tuple[Index, bool]:
-    """Load ``index_path`` if it is fresh for ``corpus_paths``, else (re)build it; return (index, rebuilt)."""
+    """Load ``index_path`` if it is fresh for ``corpus_paths``, else (re)build it; return (index, rebuilt).
+
+    A rebuild keeps how the previous index was built: its model, body evidence and
+    approximate-search graph (an edit to one document must not quietly drop them).
+    """
     target = Path(index_path)
+    kept: dict[str, Any] = {}
+    if target.is_file():
+        with contextlib.suppress(GovError, OSError, KeyError, TypeError, ValueError):
+            header = read_header(target)
+            if (header.get("model") or {}).get("id"):
+                kept["model_id"] = header["model"]["id"]
+            kept["bodies"] = bool(header.get("bodies"))
+            if header.get("ann"):
+                kept["ann"] = True
+                kept["ann_candidates"] = int(header["ann"]["candidates"])
     if target.is_file():
         try:
             current = load_index(target, operating_point=operating_point, lexical_only=lexical_only,
@@ -880,7 +895,8 @@ def ensure_index(
             pass
     corpus = load_corpus(corpus_paths, strict=strict, warn=warn)
     built = build_index(corpus, lexical_only=lexical_only, operating_point=operating_point,
-                        previous=target if target.is_file() else None, progress=progress)
+                        previous=target if target.is_file() else None, progress=progress,
+                        **({} if lexical_only else kept))
     built.write(target)
     return load_index(target, operating_point=operating_point, lexical_only=lexical_only,
                       exact=exact), True

@@ -171,3 +171,23 @@ def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
     assert "bodies: 22 documents with a body; 0 passages embedded, 22" in text.stdout.decode()
     words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
     assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
+
+
+def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from gov.core.index import ensure_index
+
+    corpus = tmp_path / "policies"
+    shutil.copytree(POLICIES, corpus)
+    target = tmp_path / "idx"
+    build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index,
+                bodies=True).write(target)
+    fresh, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
+    assert not rebuilt and fresh.body_vectors is not None
+    page = corpus / "deployment.md"
+    page.write_text(page.read_text() + "\nEvery rollback is announced in the deploys channel.\n")
+    again, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
+    assert rebuilt and again.body_vectors is not None
+    assert again.header["bodies"]["reused"] == 21  # only the edited document is re-embedded
+    assert again.operating_point.body_weight > 0  # and it keeps the default measured with bodies
