@@ -305,6 +305,8 @@ def build_index(
             raise IndexBuildError("--bodies needs embeddings: it cannot be combined with --lexical-only")
         arrays["body_vectors"], header["bodies"] = _body_vectors(
             documents, model_id, int(embeddings.shape[1]), previous, progress)
+        # Which documents have a body, kept apart so a load need not read the vectors.
+        arrays["body_present"] = (np.abs(arrays["body_vectors"]).sum(axis=1) > 0).astype(np.uint8)
     if ann:
         if embeddings is None:
             raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
@@ -442,7 +444,7 @@ class Index:
         self._has_body: NDArray[np.bool_] | None = None
         if self.embeddings is not None and self.header.get("bodies"):
             self.body_vectors = self._array("body_vectors")
-            self._has_body = np.abs(np.asarray(self.body_vectors)).sum(axis=1) > 0
+            self._has_body = np.asarray(self._array("body_present"), dtype=bool)
         # The approximate-search graph, when the index has one and exact search is not asked.
         self.nearest: Any = None
         if self.embeddings is not None and self.header.get("ann") and not exact:
