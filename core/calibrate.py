@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from gov.core.errors import InputError
 from gov.core.learned import LearnedArrays
 from gov.core.operating_point import OperatingPoint
+from gov.core.pooling import mix_bodies
 from gov.core.router import POOLS, pool_similarities, rank_many
 
 if TYPE_CHECKING:
@@ -104,8 +105,7 @@ class Scores:
         semantic = self.pooled.get(pool, self.semantic)
         if semantic is not None and body_weight > 0.0 and self.body is not None \
                 and self.has_body is not None:
-            semantic = np.where(self.has_body[None, :],
-                                (1.0 - body_weight) * semantic + body_weight * self.body, semantic)
+            semantic = mix_bodies(semantic, self.body, self.has_body[None, :], body_weight)
         return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
 
     def body_weights(self) -> tuple[float, ...]:
@@ -247,10 +247,10 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
 def _body_scores(index: Index, vectors: NDArray[np.float32] | None
                  ) -> tuple[NDArray[np.float64] | None, NDArray[np.bool_] | None]:
     """Each prompt's mean passage similarity per document, when the index has bodies."""
-    if vectors is None or index.body_vectors is None or index._has_body is None:
+    if vectors is None or index.body_vectors is None or index.body_present is None:
         return None, None
     body = (vectors @ np.asarray(index.body_vectors, dtype=np.float32).T).astype(np.float64)
-    return body, np.asarray(index._has_body, dtype=bool)
+    return body, index.body_present
 
 
 @dataclass

@@ -8,7 +8,6 @@ the corpus fingerprint and file stamps (to notice staleness); the divergence rea
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import os
 import time
@@ -35,7 +34,7 @@ from gov.core.indexfile import (
 from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
 from gov.core.lexical import LexicalArrays, LexicalScorer, fit
 from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
-from gov.core.pooling import SurfaceGroups
+from gov.core.pooling import SurfaceGroups, mix_bodies
 from gov.core.router import Route, RouteResult, select
 
 Progress = Callable[[int, int], None]
@@ -171,8 +170,9 @@ def _reuse_bodies(previous: str | os.PathLike[str] | None, model_id: str
 
 def _body_vectors(documents: Sequence[Any], model_id: str, dim: int,
                   previous: str | os.PathLike[str] | None, progress: Progress | None
-                  ) -> tuple[NDArray[np.float32], dict[str, Any]]:
-    """One vector per document: the mean of its passages' vectors (zeros: no body)."""
+                  ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, Any]]:
+    """One vector per document: the mean of its passages' vectors (zeros: no body); which
+    documents have a body (kept apart, so a load need not read the vectors); a summary."""
     from gov.core.body import passages
     from gov.core.embed_cache import embed_missing
     from gov.core.embedding import model_sha256
@@ -191,9 +191,9 @@ def _body_vectors(documents: Sequence[Any], model_id: str, dim: int,
             out[i] = reused[doc.content_hash]
         elif per_doc[i]:
             out[i] = np.mean([fresh[text] for text in per_doc[i]], axis=0)
-    with_body = int(np.count_nonzero(np.abs(out).sum(axis=1)))
-    return out, {"documents": with_body, "passages_embedded": len(missing),
-                 "reused": len(documents) - len(per_doc)}
+    present = (np.abs(out).sum(axis=1) > 0).astype(np.uint8)
+    return out, present, {"documents": int(present.sum()), "passages_embedded": len(missing),
+                          "reused": len(documents) - len(per_doc)}
 
 
 def build_index(
@@ -303,10 +303,8 @@ def build_index(
     if bodies:
         if embeddings is None:
             raise IndexBuildError("--bodies needs embeddings: it cannot be combined with --lexical-only")
-        arrays["body_vectors"], header["bodies"] = _body_vectors(
+        arrays["body_vectors"], arrays["body_present"], header["bodies"] = _body_vectors(
             documents, model_id, int(embeddings.shape[1]), previous, progress)
-        # Which documents have a body, kept apart so a load need not read the vectors.
-        arrays["body_present"] = (np.abs(arrays["body_vectors"]).sum(axis=1) > 0).astype(np.uint8)
     if ann:
         if embeddings is None:
             raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
@@ -423,9 +421,8 @@ class Index:
                                  hint=rebuild_hint(where, self.header)) from None
         self.lexical = LexicalScorer(lexical, terms)
         self._positions: dict[str, int] | None = None
-        counts = np.bincount(self.surface_doc, minlength=len(self.documents))
-        self._starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        self._groups = SurfaceGroups(self._starts, len(self.surface_doc))
+        self._groups = SurfaceGroups.of_owners(self.surface_doc, len(self.documents))
+        self._starts = self._groups.starts
         self.surface_texts: Sequence[str] = (
             _surfaces(self.documents)[0] if isinstance(self.documents, list)
             else doctable.SurfaceTexts(self.documents, self.surface_doc, self._starts))
@@ -441,10 +438,10 @@ class Index:
         self._encoder: Any = None
         # Body vectors (gov index --bodies): one per document, zeros where it has no body.
         self.body_vectors: NDArray[np.float32] | None = None
-        self._has_body: NDArray[np.bool_] | None = None
+        self.body_present: NDArray[np.bool_] | None = None
         if self.embeddings is not None and self.header.get("bodies"):
             self.body_vectors = self._array("body_vectors")
-            self._has_body = np.asarray(self._array("body_present"), dtype=bool)
+            self.body_present = np.asarray(self._array("body_present"), dtype=bool)
         # The approximate-search graph, when the index has one and exact search is not asked.
         self.nearest: Any = None
         if self.embeddings is not None and self.header.get("ann") and not exact:
@@ -592,9 +589,8 @@ class Index:
         order = np.argsort(owners, kind="stable")
         self._surface_vectors = np.ascontiguousarray(
             np.vstack([self.embeddings, self.learned_vectors])[order])
-        counts = np.bincount(owners, minlength=len(self.documents))
-        self._surface_starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        self._surface_groups = SurfaceGroups(self._surface_starts, len(owners))
+        self._surface_groups = SurfaceGroups.of_owners(owners, len(self.documents))
+        self._surface_starts = self._surface_groups.starts
 
     def set_classifier(self, weights: NDArray[np.float32], bias: NDArray[np.float32],
                        names: Sequence[str]) -> None:
@@ -667,12 +663,11 @@ class Index:
                    weight: float) -> NDArray[np.float32]:
         """Mix each document's mean passage similarity into its semantic score (documents
         without a body keep theirs; under approximate search, so do the unreached ones at 0)."""
-        assert self.body_vectors is not None and self._has_body is not None
-        body = vectors @ np.asarray(self.body_vectors).T
-        mask = self._has_body[None, :]
+        assert self.body_vectors is not None and self.body_present is not None
+        present = self.body_present[None, :]
         if self.nearest is not None:
-            mask = mask & (scores != 0.0)
-        mixed = np.where(mask, (1.0 - weight) * scores + weight * body, scores)
+            present = present & (scores != 0.0)
+        mixed = mix_bodies(scores, vectors @ np.asarray(self.body_vectors).T, present, weight)
         return np.asarray(mixed, dtype=np.float32)
 
     def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
@@ -692,24 +687,17 @@ class Index:
                 nearest_learned = np.argpartition(-learned_sims[row], take - 1)[:take]
                 docs = np.concatenate([docs, self.learned_doc[nearest_learned]])
             docs = np.unique(docs)
-            starts = self._starts[docs]
-            ends = np.append(self._starts, len(self.surface_doc))[docs + 1]
-            lengths = ends - starts
-            rows = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-            sims = self.embeddings[rows] @ vectors[row]
-            owner = np.repeat(np.arange(docs.size), lengths)
-            if use_learned:
-                assert self.learned_vectors is not None and self.learned_doc is not None
+            surfaces = np.concatenate([np.arange(segment.start, segment.stop)
+                                       for segment in map(self._segment, docs.tolist())])
+            sims = self.embeddings[surfaces] @ vectors[row]
+            owner = np.searchsorted(docs, self.surface_doc[surfaces])
+            if use_learned and learned_sims is not None and self.learned_doc is not None:
                 mine = np.flatnonzero(np.isin(self.learned_doc, docs))
-                if mine.size and learned_sims is not None:
-                    sims = np.concatenate([sims, learned_sims[row, mine]])
-                    owner = np.concatenate([owner, np.searchsorted(docs, self.learned_doc[mine])])
-            best = np.full(docs.size, -np.inf, dtype=np.float64)
-            np.maximum.at(best, owner, sims)
-            mean = np.bincount(owner, weights=sims, minlength=docs.size) / np.bincount(
-                owner, minlength=docs.size)
-            scores = best if pool == "max" else mean if pool == "mean" else (best + mean) / 2
-            out[row, docs] = scores
+                sims = np.concatenate([sims, learned_sims[row, mine]])
+                owner = np.concatenate([owner, np.searchsorted(docs, self.learned_doc[mine])])
+            order = np.argsort(owner, kind="stable")
+            groups = SurfaceGroups.of_owners(owner[order], docs.size)
+            out[row, docs] = groups.pool(sims[order], pool)
         return out
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
@@ -793,8 +781,7 @@ class Index:
 
     def _segment(self, doc: int) -> slice:
         start = int(self._starts[doc])
-        end = int(self._starts[doc + 1]) if doc + 1 < len(self._starts) else len(self.surface_texts)
-        return slice(start, end)
+        return slice(start, start + int(self._groups.counts[doc]))
 
     def _why(self, prompt: str, doc: int, lexical: bool, semantic: bool,
              vector: NDArray[np.float32] | None,
@@ -857,6 +844,16 @@ def load_index(
                  exact=exact)
 
 
+def _build_options(header: dict[str, Any]) -> dict[str, Any]:
+    """The ``build_index`` options an index was built with: model, bodies, graph."""
+    options: dict[str, Any] = {"bodies": bool(header.get("bodies"))}
+    if (header.get("model") or {}).get("id"):
+        options["model_id"] = header["model"]["id"]
+    if header.get("ann"):
+        options.update(ann=True, ann_candidates=int(header["ann"]["candidates"]))
+    return options
+
+
 def ensure_index(
     corpus_paths: Sequence[str | os.PathLike[str]],
     index_path: str | os.PathLike[str],
@@ -876,18 +873,10 @@ def ensure_index(
     target = Path(index_path)
     kept: dict[str, Any] = {}
     if target.is_file():
-        with contextlib.suppress(GovError, OSError, KeyError, TypeError, ValueError):
-            header = read_header(target)
-            if (header.get("model") or {}).get("id"):
-                kept["model_id"] = header["model"]["id"]
-            kept["bodies"] = bool(header.get("bodies"))
-            if header.get("ann"):
-                kept["ann"] = True
-                kept["ann_candidates"] = int(header["ann"]["candidates"])
-    if target.is_file():
         try:
             current = load_index(target, operating_point=operating_point, lexical_only=lexical_only,
                                  exact=exact)
+            kept = _build_options(current.header)
             wanted = sorted(str(Path(p).resolve()) for p in corpus_paths)
             base = Path(current.header["corpus"].get("base", "."))
             have = sorted(str((base / r).resolve()) for r in current.header.get("roots", []))

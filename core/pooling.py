@@ -34,6 +34,12 @@ class SurfaceGroups:
                 docs = np.flatnonzero(self.counts > k)
                 self.steps.append((docs, self.starts[docs] + k))
 
+    @classmethod
+    def of_owners(cls, owner: NDArray[np.integer[Any]], groups: int) -> SurfaceGroups:
+        """The grouping of surfaces sorted by owner (``owner[i]`` is surface i's group)."""
+        counts = np.bincount(owner, minlength=groups)
+        return cls(np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64), int(owner.size))
+
     def best(self, scores: NDArray[Any]) -> NDArray[Any]:
         """Each document's highest surface score; ``scores`` is 1-d or (rows, surfaces)."""
         if not scores.size:
@@ -69,3 +75,10 @@ class SurfaceGroups:
         mean += self.best(scores)
         mean /= 2
         return mean
+
+
+def mix_bodies(scores: NDArray[Any], body: NDArray[Any], present: NDArray[np.bool_],
+               weight: float) -> NDArray[Any]:
+    """(1 - weight) * score + weight * body similarity, where ``present`` (a document has a
+    body); elsewhere the score as it was. Calibration and routing both mix through here."""
+    return np.where(present, (1.0 - weight) * scores + weight * body, scores)
