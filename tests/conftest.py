@@ -14,6 +14,14 @@ EXAMPLES = REPO / "examples"
 POLICIES = EXAMPLES / "policies"
 
 
+def gov_on_path(folder: Path, base: dict[str, str]) -> dict[str, str]:
+    """``base`` with a ``gov`` first on PATH that runs this checkout's entry point."""
+    wrapper = folder / "gov"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gov.cli.entry "$@"\n')
+    wrapper.chmod(0o755)
+    return {**base, "PATH": f"{folder}{os.pathsep}{base.get('PATH', '')}", "PYTHONPATH": str(REPO)}
+
+
 def run_gov(*args: str, input: bytes | str | None = None, env: dict[str, str] | None = None,
             cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     """Run the real ``gov`` entry point in a fresh process."""

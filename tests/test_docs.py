@@ -22,7 +22,7 @@ import pytest
 
 from gov.cli import docgen
 from gov.cli.completion import script
-from tests.conftest import REPO, run_gov
+from tests.conftest import REPO, gov_on_path, run_gov
 
 TREE = docgen.command_tree()
 DOCS = docgen.walk(TREE)
@@ -42,14 +42,9 @@ def ids(docs: list[docgen.CommandDoc]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def gov_on_path(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def gov_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """An environment whose PATH starts with a ``gov`` that runs this checkout's entry point."""
-    folder = tmp_path_factory.mktemp("bin")
-    wrapper = folder / "gov"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gov.cli.entry "$@"\n')
-    wrapper.chmod(0o755)
-    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(REPO)}
+    return gov_on_path(tmp_path_factory.mktemp("bin"), dict(os.environ))
 
 
 # --- the generated files ---------------------------------------------------------------------
@@ -259,24 +254,24 @@ def test_man_page_renders(doc: docgen.CommandDoc) -> None:
     (["gov", "route", "--form"], "--format"),
     (["gov", "completion", "f"], "fish"),
 ])
-def test_bash_completion(gov_on_path: dict[str, str], words: list[str], offered: str) -> None:
+def test_bash_completion(gov_env: dict[str, str], words: list[str], offered: str) -> None:
     """Source the committed script and complete as bash would, through a real gov process."""
     line = (f'source "{REPO / docgen.COMPLETION_FILES["bash"]}"; '
             f"COMP_WORDS=({' '.join(words)}); COMP_CWORD={len(words) - 1}; "
             '_gov_completion gov; printf "%s\\n" "${COMPREPLY[@]}"')
-    result = subprocess.run(["bash", "--norc", "--noprofile", "-c", line], env=gov_on_path,
+    result = subprocess.run(["bash", "--norc", "--noprofile", "-c", line], env=gov_env,
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert offered in result.stdout.splitlines(), result.stdout + result.stderr
 
 
-def test_completion_protocol_for_zsh_and_fish(gov_on_path: dict[str, str]) -> None:
+def test_completion_protocol_for_zsh_and_fish(gov_env: dict[str, str]) -> None:
     zsh = subprocess.run(["gov"], capture_output=True, text=True, timeout=120, check=False,
-                         env={**gov_on_path, "_GOV_COMPLETE": "complete_zsh",
+                         env={**gov_env, "_GOV_COMPLETE": "complete_zsh",
                               "_TYPER_COMPLETE_ARGS": "gov ro"})
     assert zsh.returncode == 0 and '"route"' in zsh.stdout, zsh.stderr
     fish = subprocess.run(["gov"], capture_output=True, text=True, timeout=120, check=False,
-                          env={**gov_on_path, "_GOV_COMPLETE": "complete_fish",
+                          env={**gov_env, "_GOV_COMPLETE": "complete_fish",
                                "_TYPER_COMPLETE_FISH_ACTION": "get-args",
                                "_TYPER_COMPLETE_ARGS": "gov card v"})
     assert fish.returncode == 0, fish.stderr

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from gov.cli import docgen
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES, REPO, gov_on_path
 
 RECIPES = EXAMPLES / "recipes.sh"
 COMMANDS = {doc.name for doc in docgen.walk(docgen.command_tree())}
@@ -34,14 +34,9 @@ pytestmark = pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """PATH starts with a ``gov`` that runs this checkout's entry point; no ambient settings."""
-    folder = tmp_path_factory.mktemp("bin")
-    wrapper = folder / "gov"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m gov.cli.entry "$@"\n')
-    wrapper.chmod(0o755)
     clean = {key: value for key, value in os.environ.items()
              if not key.startswith("GOV_") and key != "NO_COLOR"}
-    return {**clean, "PATH": f"{folder}{os.pathsep}{clean.get('PATH', '')}",
-            "PYTHONPATH": str(REPO), "NO_COLOR": "1",
+    return {**gov_on_path(tmp_path_factory.mktemp("bin"), clean), "NO_COLOR": "1",
             "GOV_RUNTIME_DIR": str(tmp_path_factory.mktemp("runtime"))}
 
 
