@@ -64,10 +64,7 @@ class NameTable(Sequence[str]):
     def __getitem__(self, position: int | slice) -> str | list[str]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
-        if position < 0:
-            position += len(self)
-        if not 0 <= position < len(self):
-            raise IndexError(position)
+        position = _checked(position, len(self))
         start, end = int(self._offsets[position]), int(self._offsets[position + 1]) - 1
         return bytes(self._blob[start:end]).decode("utf-8")
 
@@ -81,6 +78,15 @@ class NameTable(Sequence[str]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _checked(position: int, length: int) -> int:
+    """A sequence position as Python reads it (negative from the end), or IndexError."""
+    if position < 0:
+        position += length
+    if not 0 <= position < length:
+        raise IndexError(position)
+    return position
 
 
 class DocumentTable(Sequence[T]):
@@ -111,10 +117,7 @@ class DocumentTable(Sequence[T]):
     def __getitem__(self, position: int | slice) -> T | list[T]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
-        if position < 0:
-            position += len(self)
-        if not 0 <= position < len(self):
-            raise IndexError(position)
+        position = _checked(position, len(self))
         item = self._cache.get(position)
         if item is None:
             item = self._cache[position] = self._make(self.record(position))
@@ -145,8 +148,7 @@ class SurfaceTexts(Sequence[str]):
     def __getitem__(self, position: int | slice) -> str | list[str]:
         if isinstance(position, slice):
             return [self[i] for i in range(*position.indices(len(self)))]
-        if position < 0:
-            position += len(self)
+        position = _checked(position, len(self))
         doc = int(self._surface_doc[position])
         rank = position - int(self._starts[doc])
         document = self._documents[doc]
