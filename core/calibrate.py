@@ -155,7 +155,7 @@ def score(index: Index, labelled: Labelled, learn: bool = False,
     """Score every prompt once; with ``learn``, cross-fit and return what to keep."""
     if progress:
         progress(f"scoring {len(labelled.prompts)} prompts")
-    lexical, _, vectors = index.score_many(labelled.prompts)
+    lexical, vectors = index.score_many(labelled.prompts)
     body, has_body = _body_scores(index, vectors)
     if vectors is None:
         if learn:

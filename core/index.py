@@ -617,16 +617,15 @@ class Index:
         out[:, columns] = probabilities[:, : columns.size]
         return out
 
-    def score_many(self, prompts: Sequence[str]) -> tuple[
-        NDArray[np.float64], NDArray[np.float32] | None, NDArray[np.float32] | None
-    ]:
-        """Score prompts once for calibration: lexical and semantic per document, the vectors."""
+    def score_many(self, prompts: Sequence[str]
+                   ) -> tuple[NDArray[np.float64], NDArray[np.float32] | None]:
+        """Score prompts once for calibration: lexical per document, and the prompt vectors
+        (calibration derives every semantic pooling from them itself)."""
         vectors = self.embed(prompts) if self.degraded is None else None
         lexical = np.zeros((len(prompts), len(self.documents)), dtype=np.float64)
         for row, prompt in enumerate(prompts):
             lexical[row] = self.lexical_scores(prompt)
-        semantic = self.semantic_scores(vectors) if vectors is not None else None
-        return lexical, semantic, vectors
+        return lexical, vectors
 
     def lexical_scores(self, prompt: str) -> NDArray[np.float64]:
         return self._per_document(self.lexical.scores(prompt))
