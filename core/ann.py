@@ -41,13 +41,8 @@ def _usearch_index() -> Any:
     return UsearchIndex
 
 
-def available() -> bool:
-    """Whether usearch is installed (checked without importing it)."""
-    return importlib.util.find_spec("usearch") is not None
-
-
 def build(vectors: NDArray[np.float32], *, candidates: int | None = None,
-          expansion_search: int | None = None) -> tuple[NDArray[np.uint8], dict[str, Any]]:
+          ) -> tuple[NDArray[np.uint8], dict[str, Any]]:
     """The serialised graph as a byte array for the index file, and its settings."""
     try:
         UsearchIndex = _usearch_index()
@@ -57,8 +52,6 @@ def build(vectors: NDArray[np.float32], *, candidates: int | None = None,
     settings = dict(SETTINGS)
     if candidates is not None:
         settings["candidates"] = int(candidates)
-    if expansion_search is not None:
-        settings["expansion_search"] = int(expansion_search)
     graph = UsearchIndex(ndim=int(vectors.shape[1]), metric="ip", dtype="f16",
                          connectivity=settings["connectivity"],
                          expansion_add=settings["expansion_add"],

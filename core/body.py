@@ -12,14 +12,26 @@ from __future__ import annotations
 
 import re
 
-from gov.core.markdown_doc import ParseProblem, split_front_matter
+from gov.core.markdown_doc import FENCE_RE, ParseProblem, is_header_line, split_front_matter
 
 MIN_PASSAGE_CHARS = 30
 MAX_PASSAGES = 64
 # A blank line, or a line that starts a list item, starts a passage.
 _BREAK = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:\d+[.)]|[-*+])[ \t])")
 _BULLET = re.compile(r"^[ \t]*(?:\d+[.)]|[-*+])[ \t]+")
-_GOV_LINE = re.compile(r"^\*\*(?:Agent-trigger|Agent-example|Family|Depends-on|Status):\*\*", re.I)
+
+
+def _prose(body: str) -> str:
+    """The body without code fences (each leaves a break), headings or gov's header lines."""
+    lines: list[str] = []
+    in_fence = False
+    for line in body.replace("\r\n", "\n").split("\n"):
+        if FENCE_RE.match(line):
+            in_fence = not in_fence
+            lines.append("")
+        elif not in_fence and not line.lstrip().startswith("#") and not is_header_line(line):
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def passages(text: str) -> list[str]:
@@ -29,14 +41,10 @@ def passages(text: str) -> list[str]:
         _, body, _ = split_front_matter(text)
     except ParseProblem:
         body = text
-    body = re.sub(r"```.*?(?:```|\Z)", "\n\n", body, flags=re.S)
     out: list[str] = []
-    for block in _BREAK.split(body.replace("\r\n", "\n")):
-        lines = [line for line in block.strip().split("\n")
-                 if line.strip() and not line.lstrip().startswith("#")
-                 and not _GOV_LINE.match(line.strip())]
-        passage = " ".join(line.strip() for line in lines)
-        passage = _BULLET.sub("", passage).strip()
+    for block in _BREAK.split(_prose(body)):
+        passage = _BULLET.sub("", " ".join(line.strip() for line in block.strip().split("\n")
+                                          if line.strip())).strip()
         if len(passage) >= MIN_PASSAGE_CHARS:
             out.append(passage)
         if len(out) >= MAX_PASSAGES:

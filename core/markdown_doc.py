@@ -74,6 +74,12 @@ def _split_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def is_header_line(line: str) -> bool:
+    """Whether ``line`` is one of gov's routing header lines (``**Agent-trigger:** …``)."""
+    match = HEADER_RE.match(line)
+    return match is not None and match["key"].strip().lower() in KNOWN_KEYS
+
+
 def parse_markdown(text: str) -> ParsedMarkdown:
     """Read the routing header lines (outside code fences) and any front matter."""
     front_source, body, first_line = split_front_matter(text)
