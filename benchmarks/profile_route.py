@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Where a warm route's time goes, and how indexes compare, one prompt at a time.
+
+    python benchmarks/profile_route.py IDX [IDX ...] --prompts prompts.jsonl [--count 200]
+
+For each index: the warm ``Index.route`` median and p95 over ``--count`` prompts (after 10
+to warm up), the parts of a route measured separately on the same prompts (embedding the
+prompt, the cosine over every surface vector, the pooled semantic scores with that cosine,
+the lexical scores, selection), and a one-shot ``gov route PROMPT`` in a fresh process
+(wall time and peak RSS, median of 3). Compare two builds of one corpus (e.g. with and
+without ``--bodies``) by naming both; run the script from two checkouts to compare code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def median_ms(samples: list[float]) -> float:
+    return round(statistics.median(samples) * 1000, 2)
+
+
+def profile(path: Path, prompts: list[str]) -> dict[str, object]:
+    import numpy as np
+
+    from gov.core.index import load_index
+    from gov.core.router import select
+
+    index = load_index(path)
+    for prompt in prompts[:10]:
+        index.route(prompt, record=False)
+    parts: dict[str, list[float]] = {k: [] for k in
+                                     ("embed", "cosine", "semantic", "lexical", "select", "route")}
+    for prompt in prompts[10:]:
+        t0 = time.perf_counter()
+        vectors = index.embed([prompt])
+        t1 = time.perf_counter()
+        assert vectors is not None and index.embeddings is not None
+        _ = vectors @ np.asarray(index.embeddings).T
+        t2 = time.perf_counter()
+        semantic = index.semantic_scores(vectors)
+        t3 = time.perf_counter()
+        lexical = index.lexical_scores(prompt)
+        t4 = time.perf_counter()
+        select(lexical, semantic[0], index.operating_point)
+        t5 = time.perf_counter()
+        index.route(prompt, record=False)
+        t6 = time.perf_counter()
+        for key, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5),
+                                strict=True):
+            parts[key].append(seconds)
+    routes = sorted(parts["route"])
+    return {"index": str(path), "documents": len(index.names),
+            "body_weight": index.operating_point.body_weight,
+            "approximate": index.nearest is not None,
+            "route_p50_ms": median_ms(routes),
+            "route_p95_ms": round(routes[int(0.95 * (len(routes) - 1))] * 1000, 2),
+            **{f"{key}_p50_ms": median_ms(values) for key, values in parts.items() if key != "route"}}
+
+
+# A fresh parent per run: RUSAGE_CHILDREN's peak is over all of a process's children.
+TIMED = """
+import resource, subprocess, sys, time
+started = time.perf_counter()
+subprocess.run(sys.argv[1:], capture_output=True, check=True)
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def one_shot(path: Path, prompt: str) -> dict[str, float]:
+    gov = shutil.which("gov", path=str(Path(sys.executable).parent)) or "gov"
+    walls, peaks = [], []
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", TIMED, gov, "route", prompt, "-i", str(path),
+                               "--format", "jsonl"], capture_output=True, check=True, text=True)
+        wall, peak_kb = done.stdout.split()
+        walls.append(float(wall))
+        peaks.append(int(peak_kb))
+    return {"one_shot_p50_s": round(statistics.median(walls), 3),
+            "one_shot_peak_rss_mb": round(statistics.median(peaks) / 1024)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("indexes", nargs="+", type=Path)
+    parser.add_argument("--prompts", type=Path, required=True, help="JSONL with a prompt per line")
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--no-one-shot", action="store_true")
+    args = parser.parse_args()
+    prompts = []
+    with args.prompts.open() as source:
+        for line in source:
+            prompts.append(json.loads(line)["prompt"])
+            if len(prompts) >= args.count + 10:
+                break
+    for path in args.indexes:
+        row = profile(path, prompts)
+        if not args.no_one_shot:
+            row.update(one_shot(path, prompts[0]))
+        print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
