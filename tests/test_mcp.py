@@ -426,16 +426,34 @@ def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(index_path: Path) 
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
          "params": {"name": "route_policies", "arguments": {"prompt": "roll back the release"}}},
     ]
-    stdin = "".join(json.dumps(request) + "\n" for request in requests)
-    result = run_gov("mcp", "-i", str(index_path), input=stdin)
-    assert result.returncode == 0, result.stderr
-    replies = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    import os
+    import subprocess
+
+    # Hang up once the last reply has come: a client that closes stdin with a request still
+    # in flight may lose its reply (the SDK stops serving on end of input), and did so in
+    # about one run in fifteen when this test hung up straight after writing.
+    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "mcp", "-i", str(index_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "NO_COLOR": "1"})
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write("".join(json.dumps(request) + "\n" for request in requests).encode())
+    proc.stdin.flush()
+    watchdog = threading.Timer(120, proc.kill)  # a server that never answers fails, not hangs
+    watchdog.start()
+    try:
+        replies = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    finally:
+        watchdog.cancel()
+    proc.stdin.close()
+    rest, err = proc.stdout.read(), proc.stderr.read()
+    assert proc.wait(timeout=60) == 0, err
+    assert rest == b""  # nothing but the two replies on stdout
     assert [reply["id"] for reply in replies] == [1, 2]
     assert all(reply["jsonrpc"] == "2.0" for reply in replies)
     assert replies[0]["result"]["serverInfo"]["name"] == "gov"
     routed = replies[1]["result"]["structuredContent"]["routes"]
     assert routed and routed[0]["name"] == "deployment"
-    assert b"serving" in result.stderr  # the notice went to stderr, not into the protocol
+    assert b"serving" in err  # the notice went to stderr, not into the protocol
 
 
 def test_importing_the_server_module_loads_no_sdk() -> None:
