@@ -130,10 +130,13 @@ def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
         marker.touch()
         import subprocess
 
+        # -P keeps the working folder off sys.path and cwd is our own 0700 folder: the hook
+        # runs in whatever repository the agent opened, and a planted gov/ there must not run.
         subprocess.Popen(
-            [sys.executable, "-m", "gov.cli.entry", "serve", "--idle-timeout", str(idle_seconds), "-q"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
+            [sys.executable, "-P", "-m", "gov.cli.entry", "serve", "--idle-timeout",
+             str(idle_seconds), "-q"],
+            cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
         )
         return True
     except (OSError, GovError):

@@ -187,3 +187,38 @@ def test_runtime_folder_owned_by_someone_else_is_refused(runtime: dict[str, str]
     result = hook(example_index, PROMPTS[0], runtime)  # the hook still answers, in-process
     assert "deployment" in context(result)
     assert "belongs" not in result.stderr.decode()
+
+
+def test_server_started_by_the_hook_imports_nothing_from_the_working_folder(
+        tmp_path: Path, example_index: Path) -> None:
+    """A cloned repository's own ``gov/`` package must never run: the hook starts the warm
+    server from the runtime folder, with the working folder kept off ``sys.path``."""
+    repo = tmp_path / "cloned-repo"
+    marker = tmp_path / "planted-code-ran"
+    for package in ("gov", "gov/cli"):
+        (repo / package).mkdir(parents=True)
+        (repo / package / "__init__.py").write_text(
+            f"open({str(marker)!r}, 'a').write({package!r} + '\\n')\n")
+    (repo / "gov" / "cli" / "entry.py").write_text(
+        f"open({str(marker)!r}, 'a').write('entry\\n')\n")
+    runtime = {"GOV_RUNTIME_DIR": str(tmp_path / "rt")}
+    payload = json.dumps({"prompt": PROMPTS[0], "cwd": str(repo),
+                          "hook_event_name": "UserPromptSubmit"})
+    # As a harness runs it: the console script, in the repository's folder (-P: a console
+    # script never puts the working folder on sys.path either).
+    result = subprocess.run([sys.executable, "-P", "-m", "gov.cli.entry", "hook", "codex", "-i",
+                             str(example_index)], input=payload.encode(), cwd=repo,
+                            capture_output=True, env={**os.environ, **runtime}, timeout=120,
+                            check=False)
+    assert "deployment" in context(result)
+    sock = Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock"
+    deadline = time.time() + 60
+    info = None
+    while time.time() < deadline and info is None:
+        info = request({"op": "ping"}, path=sock) if sock.exists() else None
+        time.sleep(0.2)
+    try:
+        assert not marker.exists(), "planted code ran: " + marker.read_text()
+        assert info is not None, "the hook did not start a warm server"
+    finally:
+        run_gov("serve", "--stop", env=runtime)
