@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=int, default=5)
     args = parser.parse_args()
 
-    from gov.core.index import load_index
+    from gov.core.routing.router import load_index
 
     prompts = []
     with args.prompts.open() as source:

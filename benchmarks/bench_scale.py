@@ -87,7 +87,7 @@ def build(work: Path, size: int, corpus: Path, fresh_cache: bool) -> Path:
     if code != 0:
         raise SystemExit(f"gov index failed with exit {code}")
     summary = json.loads(out)
-    from gov.core.indexfile import read_header
+    from gov.core.index.fileformat import read_header
 
     header = read_header(index)
     emit("build", size, seconds=round(seconds, 1), cpu_s=round(cpu, 1), peak_rss_mb=round(rss),
@@ -115,7 +115,7 @@ def one_shot(size: int, index: Path, asks: list[str], runs: int) -> None:
 
 WARM = """
 import json, resource, statistics, sys, time
-from gov.core.index import load_index
+from gov.core.routing.router import load_index
 index = load_index(sys.argv[1])
 prompts = json.loads(sys.stdin.read())
 for prompt in prompts[:5]:
@@ -177,7 +177,7 @@ def batch(size: int, index: Path, asks: Path, count: int, work: Path) -> Path:
 
 RAY = """
 import dataclasses, json, sys
-from gov.core import ray_engine
+from gov.core.serving import ray_engine
 with open(sys.argv[3], "wb") as out:
     run = ray_engine.route_file(sys.argv[1], sys.argv[2], out, concurrency=int(sys.argv[4]))
 print(json.dumps(dataclasses.asdict(run)))

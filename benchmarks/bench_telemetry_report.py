@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from gov.core.telemetry import FAILURE_CLASSES, make_event, rfc3339
+from gov.core.telemetry.events import FAILURE_CLASSES, make_event, rfc3339
 
 TARGET_SECONDS = 10.0
 TARGET_EVENTS = 1_000_000

@@ -119,7 +119,7 @@ def synthetic_bases() -> list[tuple[str, list[str]]]:
 
 def seeded_bases(folders: Sequence[str]) -> list[tuple[str, list[str]]]:
     """Triggers and examples of existing documents (e.g. the development sets) as bases."""
-    from gov.core.corpus import load_corpus
+    from gov.core.corpus.reader import load_corpus
 
     bases = []
     documents = [doc for folder in folders  # one at a time: the sets share a few names

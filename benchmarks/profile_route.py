@@ -30,8 +30,8 @@ def median_ms(samples: list[float]) -> float:
 def profile(path: Path, prompts: list[str]) -> dict[str, object]:
     import numpy as np
 
-    from gov.core.index import load_index
-    from gov.core.router import select
+    from gov.core.routing.router import load_index
+    from gov.core.routing.select import select
 
     index = load_index(path)
     for prompt in prompts[:10]:

@@ -59,9 +59,9 @@ def main() -> None:
         sys.path.insert(0, str(REPO))
         import orjson
 
-        from gov.core.hook_context import hook_output, render
-        from gov.core.index import load_index
-        from gov.core.route_answer import answer
+        from gov.core.routing.answer import answer
+        from gov.core.routing.router import load_index
+        from gov.core.serving.hook_context import hook_output, render
 
         loaded = load_index(index)
         expected = {}

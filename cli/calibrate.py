@@ -83,7 +83,7 @@ def calibrate_command(
     if conventions.is_tty(sys.stdin):
         raise UsageError("no labelled prompts: pipe JSONL on stdin "
                          '({"prompt": ..., "expected": [names]} per line)')
-    from gov.core import calibrate as cal
+    from gov.core.calibration import grid as cal
     from gov.core.jsonl import read_lines
 
     records: list[tuple[str, Any]] = []
@@ -115,7 +115,7 @@ def calibrate_command(
     if result.winner is not None:
         learned_file = learned_info = None
         if learned is not None and out is not None:
-            from gov.core.learned import save_learned
+            from gov.core.scoring.learned import save_learned
 
             learned_path = out.with_name(out.stem + ".learned.npz")
             learned_file = learned_path.name
@@ -126,7 +126,7 @@ def calibrate_command(
             corpus_size=len(loaded.names), separability=loaded.header.get("separability"),
             labelled=labelled, learned_file=learned_file, learned_info=learned_info)
         if out is not None:
-            from gov.core.operating_point import save_operating_point
+            from gov.core.routing.point import save_operating_point
 
             save_operating_point(point, out)
     timing = {"score_seconds": round(scored, 3), "grid_seconds": round(searched, 3)}
@@ -176,7 +176,7 @@ def _second_rule(row: dict[str, Any]) -> str:
 def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
     from rich.table import Table
 
-    from gov.core.calibrate import describe
+    from gov.core.calibration.grid import describe
 
     out = conventions.console()
     out.print(f"rule: {result.rule}")

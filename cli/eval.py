@@ -53,7 +53,7 @@ def eval_command(
     if source is None and conventions.is_tty(sys.stdin):
         raise UsageError("no input: pipe the output of gov route over labelled prompts, "
                          "e.g. gov route -i IDX < labelled.jsonl | gov eval")
-    from gov.core.evaluate import evaluate, parse_row
+    from gov.core.calibration.metrics import evaluate, parse_row
     from gov.core.jsonl import read_lines
 
     rows = []
@@ -77,7 +77,7 @@ def eval_command(
         raise InputError(f"{where_name}: no routed rows to evaluate")
     known = None
     if index is not None:
-        from gov.core.index import read_document_names
+        from gov.core.routing.router import read_document_names
 
         known = read_document_names(index)
     report = evaluate(rows, known, errors)

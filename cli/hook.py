@@ -118,7 +118,7 @@ def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[dict[s
         raise HookProblem(f"operating point {point} not found", "index_load")
     attempts = 0
     if options["serve"] != "never":
-        from gov.core import serve_protocol
+        from gov.core.serving import protocol as serve_protocol
 
         attempts += 1
         answer = serve_protocol.request(
@@ -129,9 +129,9 @@ def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[dict[s
             return answer, attempts
         serve_protocol.spawn_server()
     attempts += 1
-    from gov.core.index import load_index
-    from gov.core.operating_point import load_operating_point
-    from gov.core.route_answer import answer as in_process
+    from gov.core.routing.answer import answer as in_process
+    from gov.core.routing.point import load_operating_point
+    from gov.core.routing.router import load_index
 
     loaded = load_index(index_path, operating_point=load_operating_point(point) if point else None)
     return in_process(loaded, prompt), attempts
@@ -139,7 +139,7 @@ def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[dict[s
 
 def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
     from gov.core import telemetry
-    from gov.core.hook_context import MIN_PROMPT_CHARS, hook_output, render
+    from gov.core.serving.hook_context import MIN_PROMPT_CHARS, hook_output, render
 
     record = telemetry.attempt("hook", start=start)
     try:
@@ -180,7 +180,7 @@ def main(argv: list[str], stdin: Any = None, stdout: Any = None, stderr: Any = N
     """Run the hook; always return 0."""
     start = time.perf_counter()
     with contextlib.suppress(Exception):  # timing is best effort
-        from gov.core.telemetry import process_start
+        from gov.core.telemetry.attempt import process_start
 
         start = process_start() or start
     try:

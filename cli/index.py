@@ -61,7 +61,7 @@ def index_command(
     out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
                                             allowed=("text", "json"))
     if verify:
-        from gov.core.index import load_index
+        from gov.core.routing.router import load_index
 
         loaded = load_index(target, verify=True)
         stale = loaded.is_stale()
@@ -74,9 +74,9 @@ def index_command(
         raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
     if ann_candidates is not None and not ann:
         raise UsageError("--ann-candidates needs --ann")
-    from gov.core import model_bundle
-    from gov.core.corpus import load_corpus
-    from gov.core.index import build_index
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.encode import bundle as model_bundle
+    from gov.core.routing.router import build_index
 
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
     progress, finish = _progress()

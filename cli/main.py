@@ -45,7 +45,7 @@ COMMAND_MODULES = [
 
 def _version(value: bool) -> None:
     if value:
-        from gov.core.model_bundle import DEFAULT_MODEL_ID
+        from gov.core.encode.bundle import DEFAULT_MODEL_ID
 
         sys.stdout.write(f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n")
         raise typer.Exit(0)

@@ -45,7 +45,7 @@ def mcp_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    from gov.core import mcp_server
+    from gov.core.serving import mcp_server
 
     if not mcp_server.available():
         raise UsageError("the MCP server needs the mcp package: pip install 'gov[mcp]'")

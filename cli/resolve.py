@@ -15,8 +15,8 @@ from gov.cli import conventions
 from gov.core.errors import IndexLoadError
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
-    from gov.core.operating_point import OperatingPoint
+    from gov.core.routing.point import OperatingPoint
+    from gov.core.routing.router import Index
 
 IndexOpt = Annotated[
     Path | None,
@@ -39,7 +39,7 @@ LexicalOnlyOpt = Annotated[
 def index_path(index: Path | None) -> Path:
     if index is not None:
         return index
-    from gov.core.index import default_index_path
+    from gov.core.routing.router import default_index_path
 
     return default_index_path()
 
@@ -47,7 +47,7 @@ def index_path(index: Path | None) -> Path:
 def load_point(path: Path | None) -> OperatingPoint | None:
     if path is None:
         return None
-    from gov.core.operating_point import load_operating_point
+    from gov.core.routing.point import load_operating_point
 
     return load_operating_point(path)
 
@@ -64,7 +64,7 @@ def open_index(
     operating_point = load_point(point)
     target = index_path(index)
     if corpus:
-        from gov.core.index import ensure_index
+        from gov.core.routing.router import ensure_index
 
         loaded, rebuilt = ensure_index(
             [str(p) for p in corpus], target, operating_point=operating_point,
@@ -73,7 +73,7 @@ def open_index(
         if rebuilt:
             conventions.notice(f"built index {target} ({len(loaded.names)} documents)")
         return loaded
-    from gov.core.index import load_index
+    from gov.core.routing.router import load_index
 
     if not target.exists():
         raise IndexLoadError(

@@ -19,7 +19,7 @@ from gov.cli.route_output import from_server, output_row, write_served
 from gov.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
+    from gov.core.routing.router import Index
 
 HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
 
@@ -149,7 +149,7 @@ def route_command(
 
 def _open_input(path: Path) -> IO[bytes]:
     """The --input file; a Parquet file is read as the JSONL of its rows."""
-    from gov.core.parquet_input import is_parquet, parquet_to_jsonl
+    from gov.core.serving.parquet_input import is_parquet, parquet_to_jsonl
 
     if not path.is_file():
         raise UsageError(f"--input {path}: no such file")
@@ -176,9 +176,9 @@ def _records(prompt: str | None, text: bool, stdin: IO[bytes]) -> Iterator[dict[
             if line.strip():
                 yield {"_ok": True, "_record": {"prompt": line}, "prompt": line}
         return
-    from gov.core.batch import parse_jsonl
+    from gov.core.routing.pipeline import parse_jsonl
 
-    for number, value, problem in parse_jsonl(stdin):  # as gov.core.batch.route_jsonl reads
+    for number, value, problem in parse_jsonl(stdin):  # as gov.core.routing.pipeline.route_jsonl reads
         if problem is not None:
             yield {"line": number, "message": problem}
         else:

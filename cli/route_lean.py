@@ -63,8 +63,8 @@ def run(options: dict[str, Any]) -> int:
             return write_served(prompt, served, options["format"], options["exit_status"], start)
     with telemetry.attempt("cli", start=start) as attempt:
         from gov.core.errors import IndexLoadError
-        from gov.core.index import load_index
-        from gov.core.operating_point import load_operating_point
+        from gov.core.routing.point import load_operating_point
+        from gov.core.routing.router import load_index
 
         target = index or default_index()
         if not target.exists():

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gov.core.batch import GOV_KEYS, output_row  # the rows every engine writes (no numpy)
+from gov.core.routing.pipeline import GOV_KEYS, output_row  # the rows every engine writes (no numpy)
 
 __all__ = ["GOV_KEYS", "default_index", "from_server", "output_row", "write_served"]
 
 
 def default_index() -> Path:
-    """``$GOV_INDEX``, else ``.gov/index`` here (as ``gov.core.index.default_index_path``,
+    """``$GOV_INDEX``, else ``.gov/index`` here (as ``gov.core.routing.router.default_index_path``,
     without importing numpy)."""
     explicit = os.environ.get("GOV_INDEX")
     return Path(explicit) if explicit else Path.cwd() / ".gov" / "index"
@@ -24,7 +24,7 @@ def default_index() -> Path:
 
 def from_server(prompt: str, index: Path | None, point: Path | None) -> dict[str, Any] | None:
     """The warm server's answer for one prompt, or None to route in-process."""
-    from gov.core import serve_protocol
+    from gov.core.serving import protocol as serve_protocol
 
     target = os.path.abspath(index or default_index())
     if not os.path.isfile(target):

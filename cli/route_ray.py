@@ -22,7 +22,7 @@ from gov.core.errors import UsageError
 def _input_file(path: Path | None) -> Iterator[Path]:
     """``path``, or stdin (or a Parquet file's rows) copied to a temporary JSONL file: actors
     read byte ranges of a file."""
-    from gov.core.parquet_input import is_parquet, parquet_to_jsonl
+    from gov.core.serving.parquet_input import is_parquet, parquet_to_jsonl
 
     if path is not None:
         if not path.is_file():
@@ -55,7 +55,7 @@ def route_on_ray(*, prompt: str | None, text: bool, out_format: str, index: Path
     if fail_fast:
         raise UsageError("--engine ray routes shards in parallel; --on-error fail needs the "
                          "local engine")
-    from gov.core import ray_engine
+    from gov.core.serving import ray_engine
 
     if not ray_engine.available():
         raise UsageError("--engine ray needs Ray Data: pip install 'gov[ray]'")

@@ -42,7 +42,7 @@ def serve_command(
 ) -> int:
     conventions.configure(color, quiet, debug)
     fmt = conventions.resolve_format(fmt, tty_default="text", pipe_default="text", allowed=("text", "json"))
-    from gov.core import serve
+    from gov.core.serving import server as serve
 
     if status:
         info = serve.status()
@@ -61,7 +61,7 @@ def serve_command(
         stopped = serve.stop()
         conventions.notice("stopped the server" if stopped else "no server was running")
         return 0
-    from gov.core.serve_protocol import socket_path
+    from gov.core.serving.protocol import socket_path
 
     conventions.notice(f"serving on {socket_path()} (idle timeout {idle_timeout} s)")
     code = serve.serve(idle_seconds=idle_timeout)

@@ -97,7 +97,7 @@ def report_command(
     debug: DebugOpt = False,
 ) -> int:
     conventions.configure(color, quiet, debug)
-    from gov.core.telemetry_report import parse_since, summarize
+    from gov.core.telemetry.report import parse_since, summarize
 
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}: use text or json")
@@ -128,11 +128,11 @@ def report_command(
 
 def _document_names(index: Path | None, corpus: Path | None) -> list[str] | None:
     if index is not None:
-        from gov.core.index import read_document_names
+        from gov.core.routing.router import read_document_names
 
         return read_document_names(index)
     if corpus is not None:
-        from gov.core.corpus import load_corpus
+        from gov.core.corpus.reader import load_corpus
 
         return [doc.name for doc in load_corpus([corpus], warn=conventions.warn).documents]
     return None

@@ -12,15 +12,15 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Document": "gov.core.corpus",
-    "Corpus": "gov.core.corpus",
-    "load_corpus": "gov.core.corpus",
-    "build_index": "gov.core.index",
-    "load_index": "gov.core.index",
-    "Index": "gov.core.index",
-    "Route": "gov.core.router",
-    "RouteResult": "gov.core.router",
-    "OperatingPoint": "gov.core.operating_point",
+    "Document": "gov.core.corpus.reader",
+    "Corpus": "gov.core.corpus.reader",
+    "load_corpus": "gov.core.corpus.reader",
+    "build_index": "gov.core.routing.router",
+    "load_index": "gov.core.routing.router",
+    "Index": "gov.core.routing.router",
+    "Route": "gov.core.routing.select",
+    "RouteResult": "gov.core.routing.select",
+    "OperatingPoint": "gov.core.routing.point",
     "GovError": "gov.core.errors",
 }
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gov.core import __version__
-from gov.core import model_bundle as bundle
+from gov.core.encode import bundle
 from gov.core.errors import GovError
 
 Status = Literal["ok", "warn", "fail", "info"]
@@ -143,7 +143,7 @@ def check_runtime(model_ok: bool) -> Check:
                      "onnxruntime, tokenizers and fastembed import; the model was not loaded "
                      "because its files failed the check above",
                      "fix the model files, then rerun gov doctor")
-    from gov.core.embedding import get_encoder
+    from gov.core.encode.embedding import get_encoder
 
     try:
         vectors = get_encoder(bundle.DEFAULT_MODEL_ID).embed(["is the embedding model working"])
@@ -166,8 +166,8 @@ def check_runtime(model_ok: bool) -> Check:
 
 def check_index(path: Path, explicit: bool) -> Check:
     """The index: readable whole (every checksum), built for this model, and fresh."""
-    from gov.core.index import load_index
-    from gov.core.indexfile import rebuild_hint
+    from gov.core.index.fileformat import rebuild_hint
+    from gov.core.routing.router import load_index
 
     if not path.exists():
         if explicit:
@@ -196,7 +196,7 @@ def check_index(path: Path, explicit: bool) -> Check:
 
 def check_runtime_dir() -> tuple[Check, Path | None]:
     """The warm server's runtime folder: a plain folder, ours, closed to others."""
-    from gov.core.serve_protocol import RuntimeDirError, runtime_dir
+    from gov.core.serving.protocol import RuntimeDirError, runtime_dir
 
     try:
         folder = runtime_dir(create=False)
@@ -217,7 +217,7 @@ def check_server(folder: Path | None) -> Check:
     if not folder.exists():
         return Check("warm server", "info",
                      "not running (the hook starts it on demand, or run: gov serve &)")
-    from gov.core import serve
+    from gov.core.serving import server as serve
 
     info = serve.status()
     if info is None:

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core.corpus import load_corpus
+from gov.core.corpus.reader import load_corpus
 from gov.core.errors import IndexBuildError, IndexLoadError
-from gov.core.index import build_index, load_index
+from gov.core.routing.router import build_index, load_index
 from tests.conftest import EXAMPLES, POLICIES, run_gov
 
-# Not importorskip: importing usearch before onnxruntime crashes (see core/ann.py).
+# Not importorskip: importing usearch before onnxruntime crashes (see core/index/ann.py).
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("usearch") is None,
                                 reason="usearch is not installed (pip install 'gov[ann]')")
 
@@ -81,7 +81,7 @@ def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, example_in
 
 
 def test_graph_recall_at_2_against_exact_search() -> None:
-    from gov.core.ann import NearestSurfaces, build
+    from gov.core.index.ann import NearestSurfaces, build
 
     rng = np.random.default_rng(7)
     centres = rng.normal(size=(200, 64))

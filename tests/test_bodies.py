@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core import calibrate as cal
-from gov.core.body import MAX_PASSAGES, passages
-from gov.core.corpus import load_corpus
+from gov.core.calibration import grid as cal
+from gov.core.corpus.passages import MAX_PASSAGES, passages
+from gov.core.corpus.reader import load_corpus
 from gov.core.errors import OperatingPointError
-from gov.core.index import build_index, load_index
-from gov.core.operating_point import default_operating_point, from_json
+from gov.core.routing.point import default_operating_point, from_json
+from gov.core.routing.router import build_index, load_index
 from tests.conftest import EXAMPLES, POLICIES, run_gov
 
 PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
@@ -63,7 +63,7 @@ def bodies_index(tmp_path_factory: pytest.TempPathFactory, example_index: Path) 
 
 
 def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
-    from gov.core.embedding import get_encoder
+    from gov.core.encode.embedding import get_encoder
 
     index = load_index(bodies_index)
     assert index.body_vectors is not None and index.header["bodies"]["documents"] == 22
@@ -121,7 +121,7 @@ def test_a_rebuild_reuses_unchanged_body_vectors(bodies_index: Path, tmp_path: P
 def test_approximate_search_mixes_bodies_like_exact_search(bodies_index: Path, tmp_path: Path) -> None:
     import importlib.util
 
-    # Not importorskip: usearch must be imported after onnxruntime (see core/ann.py).
+    # Not importorskip: usearch must be imported after onnxruntime (see core/index/ann.py).
     if importlib.util.find_spec("usearch") is None:
         pytest.skip("usearch is not installed")
     path = tmp_path / "ann"
@@ -176,7 +176,7 @@ def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
 def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
     import shutil
 
-    from gov.core.index import ensure_index
+    from gov.core.routing.router import ensure_index
 
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)

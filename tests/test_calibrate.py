@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core import calibrate as cal
-from gov.core.operating_point import OperatingPoint, load_operating_point
-from gov.core.router import confidence_features, rank_many, ranked, select
+from gov.core.calibration import grid as cal
+from gov.core.routing.point import OperatingPoint, load_operating_point
+from gov.core.routing.select import confidence_features, rank_many, ranked, select
 from tests.conftest import EXAMPLES, run_gov
 
 NAMES = ["alpha", "beta", "gamma"]
@@ -256,8 +256,8 @@ def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> No
 
 
 def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
-    from gov.core.index import load_index
-    from gov.core.router import pool_similarities
+    from gov.core.routing.router import load_index
+    from gov.core.routing.select import pool_similarities
 
     sims = np.array([[0.9, 0.1, 0.2, 0.4]], dtype=np.float32)
     starts = np.array([0, 2], dtype=np.int64)  # document 0: columns 0-1, document 1: 2-3

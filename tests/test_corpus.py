@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gov.core.corpus import load_corpus
+from gov.core.corpus.reader import load_corpus
 from gov.core.errors import CorpusError
 from tests.conftest import POLICIES, run_gov
 

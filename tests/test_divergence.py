@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core import model_bundle
-from gov.core.index import divergence_reasons, load_index, separability
-from gov.core.operating_point import OperatingPoint
+from gov.core.encode import bundle as model_bundle
+from gov.core.routing.point import OperatingPoint
+from gov.core.routing.router import divergence_reasons, load_index, separability
 from tests.conftest import POLICIES, run_gov
 
 MODEL = model_bundle.DEFAULT_MODEL_ID

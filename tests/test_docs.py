@@ -197,7 +197,7 @@ def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path)
 
 def test_version_names_the_model() -> None:
     from gov.core import __version__
-    from gov.core.model_bundle import DEFAULT_MODEL_ID
+    from gov.core.encode.bundle import DEFAULT_MODEL_ID
 
     for flag in ("--version", "-V"):
         result = run_gov(flag)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from gov.core.doctable import DocumentTable, SurfaceTexts, build_arrays, names_from_bytes
+from gov.core.index.doctable import DocumentTable, SurfaceTexts, build_arrays, names_from_bytes
 
 
 @dataclass
@@ -48,9 +48,9 @@ def test_records_decode_lazily_and_once() -> None:
 
 
 def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from gov.core.corpus import Document, load_corpus
-    from gov.core.index import build_index, load_index, read_document_names
-    from gov.core.indexfile import open_index_file, write_index_file
+    from gov.core.corpus.reader import Document, load_corpus
+    from gov.core.index.fileformat import open_index_file, write_index_file
+    from gov.core.routing.router import build_index, load_index, read_document_names
 
     source = tmp_path / "docs.jsonl"
     source.write_text("".join(
@@ -85,7 +85,7 @@ def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) 
 
 
 def test_names_read_one_at_a_time_and_compare_as_a_list() -> None:
-    from gov.core.doctable import NameTable
+    from gov.core.index.doctable import NameTable
 
     arrays = build_arrays(["a", "bé", "c"], [{}, {}, {}])
     names = NameTable(arrays["doc_names"], arrays["doc_name_offsets"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core import embed_cache
-from gov.core.embed_cache import EmbeddingCache, embed_missing, model_folder, use_cache
+from gov.core.encode import cache as embed_cache
+from gov.core.encode.cache import EmbeddingCache, embed_missing, model_folder, use_cache
 
 DIM = 4
 
@@ -40,7 +40,7 @@ def cache_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def use(monkeypatch: pytest.MonkeyPatch, encoder: FakeEncoder) -> None:
-    import gov.core.embedding as embedding
+    import gov.core.encode.embedding as embedding
 
     monkeypatch.setattr(embedding, "get_encoder", lambda *_a, **_k: encoder)
 
@@ -92,8 +92,8 @@ def test_small_builds_skip_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from gov.core.corpus import load_corpus
-    from gov.core.index import build_index
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.router import build_index
     from tests.conftest import POLICIES
 
     monkeypatch.setenv("GOV_CACHE_DIR", str(tmp_path))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gov.core import model_bundle
-from gov.core.embedding import FastembedEncoder, OnnxEncoder
+from gov.core.encode import bundle as model_bundle
+from gov.core.encode.embedding import FastembedEncoder, OnnxEncoder
 
 TEXTS = [
     "roll back last night's release",

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gov.core.calibration.metrics import Row, evaluate, parse_row
 from gov.core.errors import InputError
-from gov.core.evaluate import Row, evaluate, parse_row
 from tests.conftest import EXAMPLES, run_gov
 
 

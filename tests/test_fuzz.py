@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gov.cli.hook import main as hook_main
-from gov.core.corpus import load_corpus
+from gov.core.corpus.markdown import ParseProblem, parse_markdown
+from gov.core.corpus.reader import load_corpus
 from gov.core.errors import CorpusError
 from gov.core.jsonl import read_lines
-from gov.core.markdown_doc import ParseProblem, parse_markdown
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                          HealthCheck.function_scoped_fixture])
@@ -58,7 +58,7 @@ def test_jsonl_documents_load_or_fail_with_a_located_error(lines: list[bytes]) -
 
 @pytest.fixture(scope="module")
 def index(example_index: Path):  # type: ignore[no-untyped-def]
-    from gov.core.index import load_index
+    from gov.core.routing.router import load_index
 
     return load_index(example_index)
 

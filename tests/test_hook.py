@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gov.core.hook_context import MAX_BYTES, render
+from gov.core.serving.hook_context import MAX_BYTES, render
 from tests.conftest import REPO
 
 DATA = REPO / "tests" / "data"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gov.core.corpus import load_corpus
-from gov.core.index import build_index, ensure_index, load_index
+from gov.core.corpus.reader import load_corpus
+from gov.core.routing.router import build_index, ensure_index, load_index
 from tests.conftest import POLICIES
 
 
@@ -52,7 +52,7 @@ def test_lexical_only_is_flagged_never_silent(example_index: Path) -> None:
 
 
 def test_model_failure_degrades_to_lexical(example_index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gov.core import embedding
+    from gov.core.encode import embedding
     from gov.core.errors import ModelError
 
     def broken(*_a: object, **_k: object) -> None:

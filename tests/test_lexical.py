@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from gov.core.lexical import LexicalScorer, fit, ngrams
+from gov.core.encode.tfidf import LexicalScorer, fit, ngrams
 
 WORDS = ["deploy", "rollback", "release", "the", "a", "secret", "rotate", "key", "api",
          "version", "on-call", "pager", "incident", "über", "naïve", "2024", "x", "of", "and",
@@ -41,7 +41,7 @@ def test_ngrams_follow_scikit_learn_after_stop_word_removal() -> None:
     analyzer = TfidfVectorizer(ngram_range=(1, 3), stop_words="english").build_analyzer()
     text = "Roll back the release of the payments API in production"
     scorer = LexicalScorer(fit([text]))
-    from gov.core.lexical import tokens
+    from gov.core.encode.tfidf import tokens
 
     assert ngrams(tokens(text, scorer.stop_words)) == analyzer(text)
 

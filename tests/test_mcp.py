@@ -92,8 +92,8 @@ class Client:
 
 @pytest.fixture(scope="module")
 def index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from gov.core.corpus import load_corpus
-    from gov.core.index import build_index
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.router import build_index
 
     path = tmp_path_factory.mktemp("mcp") / "index"
     build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)
@@ -176,7 +176,7 @@ def test_structured_content_matches_its_schema(client: Client) -> None:
     "write a migration that adds a non-null column to the orders table",
 ])
 def test_route_policies_names_at_most_two(client: Client, index_path: Path, prompt: str) -> None:
-    from gov.core.index import load_index
+    from gov.core.routing.router import load_index
 
     out = structured(client.call("route_policies", {"prompt": prompt}))
     assert set(out) == {"routes", "degraded"}
@@ -459,7 +459,7 @@ def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(index_path: Path) 
 def test_importing_the_server_module_loads_no_sdk() -> None:
     import subprocess
 
-    code = ("import sys, gov.core.mcp_server; "
+    code = ("import sys, gov.core.serving.mcp_server; "
             "print(sorted(m for m in ('mcp', 'typer', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
                             check=True)

@@ -8,17 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core import model_bundle
+from gov.core.encode import bundle as model_bundle
 from gov.core.errors import IndexLoadError, OperatingPointError
-from gov.core.index import load_index
-from gov.core.learned import LearnedArrays, save_learned
-from gov.core.operating_point import (
+from gov.core.routing.point import (
     OperatingPoint,
     check_model,
     default_operating_point,
     load_operating_point,
     save_operating_point,
 )
+from gov.core.routing.router import load_index
+from gov.core.scoring.learned import LearnedArrays, save_learned
 from tests.conftest import run_gov
 
 MODEL = model_bundle.DEFAULT_MODEL_ID

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gov.core.pooling import MAX_GATHERS, SurfaceGroups
+from gov.core.scoring.pooling import MAX_GATHERS, SurfaceGroups
 
 
 @settings(max_examples=200, deadline=None)

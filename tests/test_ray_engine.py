@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gov.core import ray_engine
+from gov.core.serving import ray_engine
 from tests.conftest import run_gov
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'gov[ray]')")

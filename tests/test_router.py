@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gov.core.operating_point import OperatingPoint
-from gov.core.router import select
+from gov.core.routing.point import OperatingPoint
+from gov.core.routing.select import select
 
 POINT = OperatingPoint()  # floors 0.10 / 0.25, k = 60, two routes
 

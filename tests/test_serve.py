@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gov.core.serve_protocol import request
+from gov.core.serving.protocol import request
 from tests.conftest import run_gov
 
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gov.core import termhash
-from gov.core.termhash import TermTable, build_arrays
+from gov.core.index import termhash
+from gov.core.index.termhash import TermTable, build_arrays
 
 
 def table(vocabulary: list[str]) -> TermTable:
@@ -47,7 +47,7 @@ sentence = st.lists(st.sampled_from(WORDS), min_size=1, max_size=10).map(" ".joi
 @settings(max_examples=60, deadline=None)
 @given(corpus=st.lists(sentence, min_size=1, max_size=6), prompt=sentence)
 def test_the_scorer_with_the_table_scores_like_the_dict(corpus: list[str], prompt: str) -> None:
-    from gov.core.lexical import LexicalScorer, fit
+    from gov.core.encode.tfidf import LexicalScorer, fit
 
     arrays = fit(corpus)
     blob = np.frombuffer("\n".join(arrays.vocabulary).encode("utf-8"), dtype=np.uint8)

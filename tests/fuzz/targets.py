@@ -74,9 +74,9 @@ def main() -> None:
     import gov.core.cards.sources
     import gov.core.cards.validate
     import gov.core.cards.verify
-    import gov.core.hook_context
     import gov.core.jsonl
-    import gov.core.telemetry  # noqa: F401
+    import gov.core.serving.hook_context
+    import gov.core.telemetry.events  # noqa: F401
 
     atheris.instrument_all()
     atheris.Setup([sys.argv[0], *sys.argv[2:]], target)

@@ -58,7 +58,7 @@ def canary_index(tmp_path: Path) -> Path:
 
 def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
                                                         tmp_path: Path) -> None:
-    pytest.importorskip("gov.core.mcp_server", reason="the MCP adapter is not built yet")
+    pytest.importorskip("gov.core.serving.mcp_server", reason="the MCP adapter is not built yet")
     log = tmp_path / "telemetry.jsonl"
     index = str(canary_index)
     for prompt in SECRET_PROMPTS:
@@ -76,8 +76,8 @@ def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
     _gov("hook", "claude-code", "--serve", "never", log=log, stdin=b"{not json: hunter2-canary")
     library = (
         "import sys\n"
-        "from gov.core.index import load_index\n"
-        "from gov.core.mcp_server import PolicyTools\n"
+        "from gov.core.routing.router import load_index\n"
+        "from gov.core.serving.mcp_server import PolicyTools\n"
         "index = load_index(sys.argv[1], lexical_only=True)\n"
         "for prompt in sys.argv[2:]:\n"
         "    index.route(prompt)\n"

@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from gov.core import telemetry
+from gov.core import __version__, telemetry
 from gov.core.errors import IndexLoadError, InputError
-from gov.core.telemetry import FIELDS, WITHHELD, make_event, validate_event
+from gov.core.telemetry.events import FIELDS, WITHHELD, make_event, validate_event
 
 FP = "a" * 64
 POINT = "0123456789abcdef"
@@ -26,7 +26,7 @@ def test_routed_event_has_every_field_in_order() -> None:
     assert event["failure_class"] is None
     assert event["delivered_ms"] == 41.235
     assert event["attempts"] == 2
-    assert event["gov_version"] == telemetry.__version__
+    assert event["gov_version"] == __version__
     assert validate_event(event) == event
 
 

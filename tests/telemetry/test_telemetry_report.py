@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from gov.core import telemetry
-from gov.core.telemetry_report import (
+from gov.core.telemetry.report import (
     BINS,
     MAX_RELATIVE_ERROR,
     LatencyHistogram,

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from gov.core import telemetry
-from gov.core.telemetry_report import summarize
+from gov.core.telemetry.report import summarize
 
 WRITERS = 8
 EVENTS_EACH = 1500

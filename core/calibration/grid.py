@@ -27,13 +27,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gov.core.errors import InputError
-from gov.core.learned import LearnedArrays
-from gov.core.operating_point import OperatingPoint
-from gov.core.pooling import mix_bodies
-from gov.core.router import POOLS, pool_similarities, rank_many
+from gov.core.routing.point import OperatingPoint
+from gov.core.routing.select import POOLS, pool_similarities, rank_many
+from gov.core.scoring.learned import LearnedArrays
+from gov.core.scoring.pooling import mix_bodies
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
+    from gov.core.routing.router import Index
 
 RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) then the highest "
         "F1, (3) ties go to the quieter point (fewer routes per prompt)")

@@ -20,7 +20,7 @@ from typing import Any
 
 from gov.core import __version__
 from gov.core.errors import GovError
-from gov.core.serve_protocol import (
+from gov.core.serving.protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
     encode,
@@ -62,8 +62,8 @@ class ServerState:
             cached = self.indexes.get(key)
             if cached is not None and cached[0] == signature:
                 return cached[1]
-            from gov.core.index import load_index
-            from gov.core.operating_point import load_operating_point
+            from gov.core.routing.point import load_operating_point
+            from gov.core.routing.router import load_index
 
             loaded = load_index(path, verify=True,
                                 operating_point=load_operating_point(point) if point else None)
@@ -83,7 +83,7 @@ class ServerState:
                 return {"ok": False, "error": "route needs an absolute 'index' path and a 'prompt'"}
             if point is not None and (not isinstance(point, str) or not os.path.isabs(point)):
                 return {"ok": False, "error": "'operating_point' must be an absolute path"}
-            from gov.core.route_answer import answer
+            from gov.core.routing.answer import answer
 
             loaded = self.index(path, point)
             with self.route_lock:
@@ -151,8 +151,8 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
     finally:
         os.umask(old_umask)
     os.chmod(path, 0o600)
-    from gov.core.embedding import get_encoder
-    from gov.core.model_bundle import DEFAULT_MODEL_ID
+    from gov.core.encode.bundle import DEFAULT_MODEL_ID
+    from gov.core.encode.embedding import get_encoder
 
     with contextlib.suppress(GovError):
         get_encoder(DEFAULT_MODEL_ID)

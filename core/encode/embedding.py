@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core import model_bundle as bundle
+from gov.core.encode import bundle
 from gov.core.errors import ModelError
 
 Vectors = NDArray[np.float32]

@@ -18,7 +18,7 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.termhash import TermTable
+from gov.core.index.termhash import TermTable
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 NGRAM_RANGE = (1, 3)

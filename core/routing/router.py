@@ -19,11 +19,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core import __version__, doctable, termhash
-from gov.core import model_bundle as bundle
-from gov.core.corpus import Corpus, FileStamp, corpus_stamps, load_corpus
+from gov.core import __version__
+from gov.core.corpus.reader import Corpus, FileStamp, corpus_stamps, load_corpus
+from gov.core.encode import bundle
+from gov.core.encode.tfidf import LexicalArrays, LexicalScorer, fit
 from gov.core.errors import GovError, IndexBuildError, IndexLoadError, ModelError
-from gov.core.indexfile import (
+from gov.core.index import doctable, termhash
+from gov.core.index.fileformat import (
     IndexFile,
     open_index_file,
     read_array_bytes,
@@ -31,11 +33,10 @@ from gov.core.indexfile import (
     rebuild_hint,
     write_index_file,
 )
-from gov.core.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
-from gov.core.lexical import LexicalArrays, LexicalScorer, fit
-from gov.core.operating_point import OperatingPoint, check_model, default_operating_point
-from gov.core.pooling import SurfaceGroups, mix_bodies
-from gov.core.router import Route, RouteResult, select
+from gov.core.routing.point import OperatingPoint, check_model, default_operating_point
+from gov.core.routing.select import Route, RouteResult, select
+from gov.core.scoring.learned import LearnedArrays, from_arrays, load_learned, softmax_rows
+from gov.core.scoring.pooling import SurfaceGroups, mix_bodies
 
 Progress = Callable[[int, int], None]
 TRIGGER, EXAMPLE, LEARNED = 0, 1, 2
@@ -173,9 +174,9 @@ def _body_vectors(documents: Sequence[Any], model_id: str, dim: int,
                   ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, Any]]:
     """One vector per document: the mean of its passages' vectors (zeros: no body); which
     documents have a body (kept apart, so a load need not read the vectors); a summary."""
-    from gov.core.body import passages
-    from gov.core.embed_cache import embed_missing
-    from gov.core.embedding import model_sha256
+    from gov.core.corpus.passages import passages
+    from gov.core.encode.cache import embed_missing
+    from gov.core.encode.embedding import model_sha256
 
     reused = _reuse_bodies(previous, model_id)
     per_doc = {i: passages(doc.text) for i, doc in enumerate(documents)
@@ -210,7 +211,7 @@ def build_index(
     bodies: bool = False,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors);
-    with ``ann``, also store an approximate-search graph over them (``core/ann.py``)."""
+    with ``ann``, also store an approximate-search graph over them (``core/index/ann.py``)."""
     documents = corpus.documents
     if not documents:
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
@@ -229,10 +230,10 @@ def build_index(
         cache = _reuse_vectors(previous, model_id)
         missing = [text for text in dict.fromkeys(texts) if text not in cache]
         reused = len(set(texts)) - len(missing)
-        from gov.core.embedding import model_sha256
+        from gov.core.encode.embedding import model_sha256
 
         if missing:
-            from gov.core.embed_cache import embed_missing
+            from gov.core.encode.cache import embed_missing
 
             dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
             fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
@@ -284,7 +285,7 @@ def build_index(
         "text_offsets": offsets,
     }
     # Document records and the term lookup as arrays: a load maps them and reads only what
-    # a route touches (see core/doctable.py and core/termhash.py).
+    # a route touches (see core/index/doctable.py and core/index/termhash.py).
     records = [
         {
             "name": doc.name,
@@ -308,7 +309,7 @@ def build_index(
     if ann:
         if embeddings is None:
             raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
-        from gov.core import ann as approximate
+        from gov.core.index import ann as approximate
 
         arrays[approximate.ARRAY], header["ann"] = approximate.build(
             embeddings, candidates=ann_candidates)
@@ -445,7 +446,7 @@ class Index:
         # The approximate-search graph, when the index has one and exact search is not asked.
         self.nearest: Any = None
         if self.embeddings is not None and self.header.get("ann") and not exact:
-            from gov.core.ann import ARRAY, NearestSurfaces
+            from gov.core.index.ann import ARRAY, NearestSurfaces
 
             self.nearest = NearestSurfaces(self._array(ARRAY), self.header["ann"], where)
         self.learned_vectors: NDArray[np.float32] | None = None
@@ -484,7 +485,7 @@ class Index:
             return explicit
         stored = self.header.get("operating_point")
         if stored:
-            from gov.core.operating_point import from_json
+            from gov.core.routing.point import from_json
 
             return from_json(stored, f"{where} (stored operating point)")
         return default_operating_point()
@@ -530,7 +531,7 @@ class Index:
     def encoder(self) -> Any:
         """The query encoder, loaded on first use; on failure routing degrades to lexical."""
         if self._encoder is None and self.degraded is None:
-            from gov.core.embedding import get_encoder
+            from gov.core.encode.embedding import get_encoder
 
             try:
                 self._encoder = get_encoder(self.model_id or bundle.DEFAULT_MODEL_ID)

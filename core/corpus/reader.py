@@ -18,8 +18,8 @@ from typing import IO, Any
 
 import orjson
 
+from gov.core.corpus.markdown import ParseProblem, parse_markdown
 from gov.core.errors import CorpusError
-from gov.core.markdown_doc import ParseProblem, parse_markdown
 
 RETIRED_STATUSES = frozenset({"retired", "draft", "superseded", "deprecated", "withdrawn"})
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")

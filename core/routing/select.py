@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.operating_point import OperatingPoint
-from gov.core.pooling import SurfaceGroups
+from gov.core.routing.point import OperatingPoint
+from gov.core.scoring.pooling import SurfaceGroups
 
 FloatArray = NDArray[np.float64]
 
@@ -126,7 +126,7 @@ POOLS = ("max", "mean", "max_mean")
 def pool_similarities(sims: NDArray[np.floating[Any]], starts: NDArray[np.int64],
                       pool: str) -> NDArray[np.float32]:
     """One score per document from its surfaces' similarities (columns grouped by ``starts``):
-    see :class:`gov.core.pooling.SurfaceGroups` (an index keeps one prepared)."""
+    see :class:`gov.core.scoring.pooling.SurfaceGroups` (an index keeps one prepared)."""
     return SurfaceGroups(starts, sims.shape[1]).pool(sims, pool)
 
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
-    from gov.core.router import RouteResult
+    from gov.core.routing.router import Index
+    from gov.core.routing.select import RouteResult
 
 GOV_KEYS = ("routes", "degraded", "confidence", "error")
 DEFAULT_BATCH_SIZE = 32

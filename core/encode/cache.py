@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core import model_bundle as bundle
 from gov.core.atomic import atomic_writer
+from gov.core.encode import bundle
 
 KEY_BYTES = 16
 CHUNK_TEXTS = 2048  # texts embedded between two saves: at most this much work is lost
@@ -121,7 +121,7 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
     if progress is not None and hits:
         progress(hits, len(texts))
     if todo:
-        from gov.core.embedding import get_encoder
+        from gov.core.encode.embedding import get_encoder
 
         encoder = get_encoder(model_id, purpose="build")
         chunk = CHUNK_TEXTS if cache is not None else len(todo)

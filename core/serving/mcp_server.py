@@ -29,11 +29,11 @@ from gov.core.cards.contracts import builtin_contract
 from gov.core.cards.schema import Problem, card_schema
 from gov.core.cards.validate import CardInvalid, check_card
 from gov.core.cards.verify import verify
+from gov.core.encode.bundle import DEFAULT_MODEL_ID
 from gov.core.errors import GovError, InputError
-from gov.core.model_bundle import DEFAULT_MODEL_ID
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
+    from gov.core.routing.router import Index
 
 SERVER_NAME = "gov"
 MAX_ROUTES = 2
@@ -198,7 +198,7 @@ def _pin_encoder(index: Index, threads: int) -> None:
     call against onnxruntime's pool, one thread used less CPU per embedding (7.6 vs 8.8 ms)
     and its fastest call was faster (5.9 vs 6.6 ms), leaving a core to the agent's builds.
     """
-    from gov.core.embedding import OnnxEncoder
+    from gov.core.encode.embedding import OnnxEncoder
     from gov.core.errors import ModelError
 
     with contextlib.suppress(ModelError):  # the index's own loader reports it on first use

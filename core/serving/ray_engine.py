@@ -3,7 +3,7 @@
 The input is cut into byte ranges of whole batches of records (the driver counts the lines
 before each range, so error rows carry the same line numbers as ``gov route``).
 Ray Data hands the ranges to a pool of actors; each actor opens the index and the query
-encoder once, reads its range from the file, routes it with :func:`gov.core.batch.route_jsonl`
+encoder once, reads its range from the file, routes it with :func:`gov.core.routing.pipeline.route_jsonl`
 (the function ``gov route`` uses) and returns the output lines as one bytes blob. The
 driver writes the blobs in input order (``preserve_order``), so the output is the
 single-process output byte for byte.
@@ -86,8 +86,8 @@ class ShardRouter:
             from threadpoolctl import threadpool_limits
 
             self._blas = threadpool_limits(limits=blas_threads, user_api="blas")
-        from gov.core.index import load_index
-        from gov.core.operating_point import load_operating_point
+        from gov.core.routing.point import load_operating_point
+        from gov.core.routing.router import load_index
 
         point = load_operating_point(operating_point) if operating_point else None
         self.index = load_index(index_path, operating_point=point, lexical_only=lexical_only)
@@ -100,8 +100,8 @@ class ShardRouter:
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from gov.core.batch import BatchCounts, route_jsonl
         from gov.core.jsonl import dumps
+        from gov.core.routing.pipeline import BatchCounts, route_jsonl
 
         blobs, counts_rows, errors, abstained, loads = [], [], [], [], []
         for start, end, first in zip(batch["start"], batch["end"], batch["first_line"],
@@ -135,7 +135,7 @@ def pin_encoder(index: Any, threads: int) -> None:
     onnxruntime otherwise starts one thread per core in every actor, and N actors on N
     cores would fight over them.
     """
-    from gov.core.embedding import OnnxEncoder
+    from gov.core.encode.embedding import OnnxEncoder
     from gov.core.errors import ModelError
 
     if index.model_id != OnnxEncoder.model_id:

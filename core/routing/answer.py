@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gov.core.index import Index
+    from gov.core.routing.router import Index
 
 
 def answer(index: Index, prompt: str) -> dict[str, Any]:

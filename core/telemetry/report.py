@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from gov.core.telemetry import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name, rfc3339
+from gov.core.telemetry.events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name, rfc3339
 
 # Latency bins: bin 0 holds [0, LOW_MS]; bin i >= 1 holds [LOW_MS*R^(i-1), LOW_MS*R^i).
 # A percentile is reported as its bin's geometric middle, so its relative error is at

@@ -1,0 +1,1 @@
+"""Calibration: choosing an operating point from labelled prompts, and measuring routing."""

@@ -1,0 +1,1 @@
+"""Corpus: finding and reading the documents a team keeps (markdown, SKILL.md, .mdc, JSONL)."""

@@ -1,0 +1,1 @@
+"""Index: the corpus encoded once and stored in one file (build, file format, tables, graph)."""

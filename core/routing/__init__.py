@@ -1,0 +1,1 @@
+"""Routing: from scores to an answer (operating point, fusion, selection, explanation)."""

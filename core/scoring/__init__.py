@@ -1,0 +1,1 @@
+"""Scoring: per-document evidence for prompts against a loaded index (words, meaning, learned)."""

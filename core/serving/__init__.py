@@ -1,0 +1,1 @@
+"""Serving: delivering routes to harnesses (warm server, hook context, MCP, batch engines)."""

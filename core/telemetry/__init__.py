@@ -1,0 +1,47 @@
+"""Telemetry: one small event per route attempt, and the report over a log of them.
+
+Off unless asked for: ``GOV_TELEMETRY_PATH=FILE`` appends events to FILE as JSON lines,
+or a program installs a sink with :func:`set_sink`. The adapter API is re-exported here
+(``from gov.core import telemetry; telemetry.attempt("cli")``); all of it is stdlib only,
+because the hook records through it on every turn. The report over a log is
+:mod:`gov.core.telemetry.report`, imported only by ``gov telemetry report``.
+"""
+
+from gov.core.telemetry.attempt import Attempt, attempt, delivered_ms, process_start
+from gov.core.telemetry.events import (
+    ADAPTERS,
+    ENV_PATH,
+    FAILURE_CLASSES,
+    FIELDS,
+    MAX_ROUTES,
+    OUTCOMES,
+    SCHEMA_VERSION,
+    WITHHELD,
+    Adapter,
+    Outcome,
+    is_digest,
+    is_document_name,
+    make_event,
+    rfc3339,
+    validate_event,
+)
+from gov.core.telemetry.sinks import (
+    JsonlSink,
+    MemorySink,
+    Sink,
+    active_sink,
+    emit,
+    enabled,
+    record,
+    reset_sink,
+    set_sink,
+    stats,
+)
+
+__all__ = [
+    "ADAPTERS", "ENV_PATH", "FAILURE_CLASSES", "FIELDS", "MAX_ROUTES", "OUTCOMES",
+    "SCHEMA_VERSION", "WITHHELD", "Adapter", "Attempt", "JsonlSink", "MemorySink", "Outcome",
+    "Sink", "active_sink", "attempt", "delivered_ms", "emit", "enabled", "is_digest",
+    "is_document_name", "make_event", "process_start", "record", "reset_sink", "rfc3339",
+    "set_sink", "stats", "validate_event",
+]

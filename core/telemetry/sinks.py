@@ -1,0 +1,169 @@
+"""Where telemetry events go: a JSONL file named by ``GOV_TELEMETRY_PATH``, or any sink.
+
+A program can install any object with an ``emit(event)`` method through :func:`set_sink`;
+an explicit sink always wins over the environment, and ``set_sink(None)`` turns telemetry
+off whatever the environment says. Recording never raises: a broken sink costs a
+swallowed error and a tick in :func:`stats`, never a turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from gov.core.telemetry.events import _STATS, ENV_PATH, make_event, validate_event
+
+try:  # Not on every platform; without it a line is still one O_APPEND write.
+    import fcntl
+except ImportError:  # pragma: no cover - non-POSIX
+    fcntl = None  # type: ignore[assignment]
+
+
+@runtime_checkable
+class Sink(Protocol):
+    """Anything that takes events. ``emit`` may raise; :func:`emit` swallows it."""
+
+    def emit(self, event: dict[str, Any]) -> None: ...
+
+
+# --- sinks --------------------------------------------------------------------------
+
+
+class JsonlSink:
+    """Append each event to a file as one JSON line, safely from many processes at once.
+
+    Each line is one ``os.write`` on a descriptor opened with ``O_APPEND``, under an
+    exclusive ``flock``: lines from concurrent hook processes never interleave, a short
+    write is finished before anyone else writes, and the file is never rewritten. If an
+    earlier writer died mid-line, the next line starts on a fresh line, so a torn line
+    costs only itself. The file is opened per event, so rotating or deleting it is safe.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+
+    def __repr__(self) -> str:
+        return f"JsonlSink({self.path!r})"
+
+    def emit(self, event: dict[str, Any]) -> None:
+        import orjson  # here, not at the top: importing it costs ~12 ms a hook need not pay
+
+        self.write_line(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
+
+    def _open(self) -> tuple[int, bool]:
+        """The descriptor, and whether it can read (to look at the last byte)."""
+        flags = os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        try:
+            return os.open(self.path, flags | os.O_RDWR, 0o600), True
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            return os.open(self.path, flags | os.O_RDWR, 0o600), True
+        except PermissionError:  # a shared log we may append to but not read
+            return os.open(self.path, flags | os.O_WRONLY, 0o600), False
+
+    def write_line(self, line: bytes) -> None:
+        """Append ``line`` (which ends in a newline) whole; raise OSError on failure."""
+        fd, readable = self._open()
+        try:
+            locked = False
+            if fcntl is not None:
+                with contextlib.suppress(OSError):  # e.g. ENOLCK on some network filesystems
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                    locked = True
+            size = os.fstat(fd).st_size if readable else 0
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # finish a line torn by a writer that died
+            view = memoryview(line)
+            while view:
+                written = os.write(fd, view)
+                if written <= 0:
+                    raise OSError("telemetry sink accepted no bytes")
+                view = view[written:]
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+class MemorySink:
+    """Keep events in a list: for tests, and for programs that ship events elsewhere."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+
+_UNSET: Any = object()
+_explicit: Any = _UNSET
+_env_sink: JsonlSink | None = None
+
+
+def set_sink(sink: Sink | None) -> None:
+    """Install ``sink`` for this process; ``None`` turns telemetry off. Beats the environment."""
+    global _explicit
+    if sink is not None and not isinstance(sink, Sink):
+        raise TypeError("a telemetry sink needs an emit(event) method")
+    _explicit = sink
+
+
+def reset_sink() -> None:
+    """Forget any explicit sink: telemetry follows ``GOV_TELEMETRY_PATH`` again."""
+    global _explicit
+    _explicit = _UNSET
+
+
+def active_sink() -> Sink | None:
+    """The sink events go to now: the explicit one, else the environment's, else none."""
+    global _env_sink
+    if _explicit is not _UNSET:
+        return _explicit  # type: ignore[no-any-return]
+    raw = os.environ.get(ENV_PATH, "").strip()
+    if not raw:
+        return None
+    path = os.path.expanduser(raw)
+    if _env_sink is None or _env_sink.path != path:
+        _env_sink = JsonlSink(path)
+    return _env_sink
+
+
+def enabled() -> bool:
+    """Whether events go anywhere; adapters may skip work for telemetry when not."""
+    return active_sink() is not None
+
+
+def stats() -> dict[str, int]:
+    """Counters for what was emitted, swallowed or withheld in this process."""
+    return dict(_STATS)
+
+
+def emit(event: Mapping[str, Any]) -> None:
+    """Send ``event`` to the active sink. Never raises; a bad event or sink is only counted."""
+    try:
+        sink = active_sink()
+        if sink is None:
+            return
+        try:
+            clean = validate_event(event)
+        except (ValueError, TypeError, KeyError):
+            _STATS["invalid"] += 1
+            return
+        sink.emit(clean)
+        _STATS["emitted"] += 1
+    except Exception:  # a sink must never cost a turn
+        _STATS["sink_errors"] += 1
+
+
+def record(**fields: Any) -> None:
+    """:func:`make_event` (lenient: odd names withheld) then :func:`emit`. Never raises."""
+    try:
+        if active_sink() is None:
+            return
+        event = make_event(strict=False, **fields)
+    except Exception:  # telemetry must never cost a turn
+        _STATS["invalid"] += 1
+        return
+    emit(event)
