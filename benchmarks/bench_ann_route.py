@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("--warm-up", type=int, default=5)
     args = parser.parse_args()
 
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
 
     prompts = []
     with args.prompts.open() as source:
@@ -53,7 +53,7 @@ def main() -> None:
         print(json.dumps({"mode": mode, "documents": len(index.names), "prompts": len(times),
                           "p50_ms": round(statistics.median(times), 1),
                           "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1),
-                          **({"ann": index.header["ann"]} if mode == "approximate" else {})}))
+                          **({"ann": index.header.ann} if mode == "approximate" else {})}))
     exact, near = routes["exact"], routes["approximate"]
     same = sum(a == b for a, b in zip(exact, near, strict=True)) / len(exact)
     wanted = sum(len(a) for a in exact)

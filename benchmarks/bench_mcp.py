@@ -49,7 +49,7 @@ def prompts() -> list[str]:
 
 def build_index(target: Path) -> None:
     from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.router import build_index as build
+    from gov.core.routing.indexes import build_index as build
 
     build(load_corpus([REPO / "examples" / "policies"], warn=lambda _m: None)).write(target)
 
@@ -96,7 +96,7 @@ async def over_mcp(index: Path, texts: list[str], calls: int, threads: int,
 
 
 def in_process(index: Path, texts: list[str], calls: int) -> list[float]:
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
 
     loaded = load_index(index)
     loaded.route(texts[0])

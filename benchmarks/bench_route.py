@@ -69,7 +69,7 @@ ONESHOT_PROMPTS = (
 # The warm-route timing script, run in the interpreter that has gov.
 WARM_SCRIPT = r"""
 import json, sys, time
-from gov.core.routing.router import load_index
+from gov.core.routing.indexes import load_index
 index = load_index(sys.argv[1])
 with open(sys.argv[2], encoding="utf-8") as fh:
     prompts = json.load(fh)
@@ -339,7 +339,7 @@ def measure_build(gov: list[str], python: str, count: int, runs: int,
         run = checked(run_process([*gov, "index", str(corpus), "-o", str(target), "--quiet"],
                                   env=env, scratch=scratch), "gov index (generated)")
         if number == 0:
-            names = capture([python, "-c", "import sys; from gov.core.routing.router import "
+            names = capture([python, "-c", "import sys; from gov.core.routing.indexes import "
                              "read_document_names as r; print(len(r(sys.argv[1])))",
                              str(target)])
             if int(names) != count:

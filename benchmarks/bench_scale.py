@@ -115,7 +115,7 @@ def one_shot(size: int, index: Path, asks: list[str], runs: int) -> None:
 
 WARM = """
 import json, resource, statistics, sys, time
-from gov.core.routing.router import load_index
+from gov.core.routing.indexes import load_index
 index = load_index(sys.argv[1])
 prompts = json.loads(sys.stdin.read())
 for prompt in prompts[:5]:

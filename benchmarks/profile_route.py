@@ -28,9 +28,8 @@ def median_ms(samples: list[float]) -> float:
 
 
 def profile(path: Path, prompts: list[str]) -> dict[str, object]:
-    import numpy as np
 
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
     from gov.core.routing.select import select
 
     index = load_index(path)
@@ -40,14 +39,15 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
                                      ("embed", "cosine", "semantic", "lexical", "select", "route")}
     for prompt in prompts[10:]:
         t0 = time.perf_counter()
-        vectors = index.embed([prompt])
+        scorer, point = index.scorer, index.operating_point
+        vectors = scorer.embed([prompt])
         t1 = time.perf_counter()
-        assert vectors is not None and index.embeddings is not None
-        _ = vectors @ np.asarray(index.embeddings).T
+        assert vectors is not None and scorer.embeddings is not None
+        _ = scorer.surface_similarities(vectors)
         t2 = time.perf_counter()
-        semantic = index.semantic_scores(vectors)
+        semantic = scorer.semantic(vectors, pool=point.semantic_pool, body_weight=point.body_weight)
         t3 = time.perf_counter()
-        lexical = index.lexical_scores(prompt)
+        lexical = scorer.lexical_documents(scorer.lexical_surfaces(prompt))
         t4 = time.perf_counter()
         select(lexical, semantic[0], index.operating_point)
         t5 = time.perf_counter()
@@ -59,7 +59,7 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
     routes = sorted(parts["route"])
     return {"index": str(path), "documents": len(index.names),
             "body_weight": index.operating_point.body_weight,
-            "approximate": index.nearest is not None,
+            "approximate": index.scorer.nearest is not None,
             "route_p50_ms": median_ms(routes),
             "route_p95_ms": round(routes[int(0.95 * (len(routes) - 1))] * 1000, 2),
             **{f"{key}_p50_ms": median_ms(values) for key, values in parts.items() if key != "route"}}

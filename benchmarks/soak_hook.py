@@ -59,16 +59,15 @@ def main() -> None:
         sys.path.insert(0, str(REPO))
         import orjson
 
-        from gov.core.routing.answer import answer
-        from gov.core.routing.router import load_index
+        from gov.core.routing.indexes import load_index
         from gov.core.serving.hook_context import hook_output, render
 
         loaded = load_index(index)
         expected = {}
         for prompt in PROMPTS:
-            routed = answer(loaded, prompt)
+            routed = loaded.route(prompt, record=False)
             expected[prompt] = (orjson.dumps(hook_output(render(routed, str(REPO)))).decode()
-                                if routed["routes"] else "")
+                                if routed.routes else "")
         server = subprocess.Popen([args.python, "-m", "gov.cli.entry", "serve", "-q", "--idle-timeout", "900"],
                                   env=env)
         time.sleep(3)

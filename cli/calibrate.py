@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,7 +11,7 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import IndexOpt, open_index
-from gov.core.errors import InputError, UsageError
+from gov.core.errors import UsageError
 
 HELP = """Choose an operating point (floors, fusion, confidence threshold, second-route rule)
 from labelled prompts on stdin: {"prompt": ..., "expected": [names]} per line, [] for a
@@ -83,53 +82,26 @@ def calibrate_command(
     if conventions.is_tty(sys.stdin):
         raise UsageError("no labelled prompts: pipe JSONL on stdin "
                          '({"prompt": ..., "expected": [names]} per line)')
-    from gov.core.calibration import grid as cal
-    from gov.core.jsonl import read_lines
+    from gov.core.calibration import grid
+    from gov.core.calibration.calibrate import calibrate_index
+    from gov.core.calibration.labelled import read_labelled_jsonl
 
-    records: list[tuple[str, Any]] = []
-    for line in read_lines(sys.stdin.buffer):
-        where = f"stdin line {line.number}"
-        if line.error is not None:
-            raise InputError(f"{where}: {line.error}")
-        records.append((where, line.value))
-    labelled = cal.read_labelled(records)
+    labelled = read_labelled_jsonl(sys.stdin.buffer)
     loaded = open_index(index)
-    unknown = sorted({n for names in labelled.expected for n in names} - set(loaded.names))
-    if unknown:
-        conventions.warn(f"expected names the index has no document for: {', '.join(unknown[:10])}")
-    started = time.perf_counter()
-    scores, learned = cal.score(loaded, labelled, learn=learn, progress=conventions.notice)
-    scored = time.perf_counter() - started
     if labelled.negatives == 0:
         conventions.warn("the labelled set has no negatives (expected: []): the false-alarm rate "
                          "is unmeasured")
-    started = time.perf_counter()
-    result = cal.calibrate(
-        loaded.names, labelled, scores, max_fa=max_fa,
-        lexical_floors=_floats(lexical_floors, "--lexical-floors") or cal.LEXICAL_FLOORS,
-        semantic_floors=_floats(semantic_floors, "--semantic-floors") or cal.SEMANTIC_FLOORS,
-        confidence=not no_confidence,
-    )
-    searched = time.perf_counter() - started
-    point = None
-    if result.winner is not None:
-        learned_file = learned_info = None
-        if learned is not None and out is not None:
-            from gov.core.scoring.learned import save_learned
-
-            learned_path = out.with_name(out.stem + ".learned.npz")
-            learned_file = learned_path.name
-            learned_info = learned.info(save_learned(learned, learned_path))
-        point = cal.finish_point(
-            result, model_id=loaded.model_id,
-            corpus_id=corpus_id or " ".join(loaded.header.get("roots", [])) or "unnamed",
-            corpus_size=len(loaded.names), separability=loaded.header.get("separability"),
-            labelled=labelled, learned_file=learned_file, learned_info=learned_info)
-        if out is not None:
-            from gov.core.routing.point import save_operating_point
-
-            save_operating_point(point, out)
-    timing = {"score_seconds": round(scored, 3), "grid_seconds": round(searched, 3)}
+    run = calibrate_index(
+        loaded, labelled, out=out, corpus_id=corpus_id, max_fa=max_fa, learn=learn,
+        lexical_floors=_floats(lexical_floors, "--lexical-floors") or grid.LEXICAL_FLOORS,
+        semantic_floors=_floats(semantic_floors, "--semantic-floors") or grid.SEMANTIC_FLOORS,
+        confidence=not no_confidence, progress=conventions.notice)
+    if run.unknown_names:
+        conventions.warn(f"expected names the index has no document for: "
+                         f"{', '.join(run.unknown_names[:10])}")
+    result, point = run.result, run.point
+    timing = {"score_seconds": round(run.score_seconds, 3),
+              "grid_seconds": round(run.grid_seconds, 3)}
     if out_format == "json":
         import orjson
 
@@ -152,9 +124,8 @@ def calibrate_command(
             "every row is above. Add example lines to the documents, relax --max-fa, "
             "or try --learn")
         return 1
-    if out is not None:
-        extra = point.learned_surfaces if point is not None else None
-        conventions.notice(f"wrote {out}" + (f" and {extra}" if extra else ""))
+    if run.written:
+        conventions.notice("wrote " + " and ".join(str(path) for path in run.written))
     else:
         conventions.notice("pass --out FILE to save the winner")
     return 0

@@ -53,34 +53,21 @@ def eval_command(
     if source is None and conventions.is_tty(sys.stdin):
         raise UsageError("no input: pipe the output of gov route over labelled prompts, "
                          "e.g. gov route -i IDX < labelled.jsonl | gov eval")
-    from gov.core.calibration.metrics import evaluate, parse_row
-    from gov.core.jsonl import read_lines
+    from gov.core.calibration.metrics import evaluate_jsonl
 
-    rows = []
-    errors = 0
+    known = None
+    if index is not None:
+        from gov.core.index.stored import read_document_names
+
+        known = read_document_names(index)
     where_name = str(source) if source is not None else "stdin"
     try:
         stream = source.open("rb") if source is not None else sys.stdin.buffer
     except OSError as exc:
         raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with stream:
-        for line in read_lines(stream):
-            where = f"{where_name} line {line.number}"
-            if line.error is not None:
-                raise InputError(f"{where}: {line.error}")
-            row = parse_row(line.value, where)
-            if row is None:
-                errors += 1
-            else:
-                rows.append(row)
-    if not rows:
-        raise InputError(f"{where_name}: no routed rows to evaluate")
-    known = None
-    if index is not None:
-        from gov.core.routing.router import read_document_names
-
-        known = read_document_names(index)
-    report = evaluate(rows, known, errors)
+        report = evaluate_jsonl(stream, shown=where_name, known_names=known)
+    errors = report.errors
     if errors:
         conventions.warn(f"{errors} row(s) were route errors and are not counted")
     if report.unknown_names:

@@ -101,40 +101,47 @@ def _no_constant(name: str) -> Any:
 
 
 def index_for(options: dict[str, Any], payload: dict[str, Any]) -> str:
-    explicit = options["index"] or os.environ.get("GOV_INDEX")
+    from gov.core.index.locate import default_index
+
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     base = cwd or os.getcwd()
-    path = explicit or os.path.join(base, ".gov", "index")
+    path = options["index"] or default_index(base)
     return os.path.abspath(os.path.join(base, path))
 
 
-def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[dict[str, Any], int]:
+def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[Any, int]:
     """The answer from the warm server, else from routing in-process; and the attempts."""
+    from gov.core.routing.answer import RouteAnswer
+
     point = os.path.abspath(options["point"]) if options["point"] else None
     if not os.path.isfile(index_path):
-        raise HookProblem(f"no index at {index_path}; build one with: gov index PATH -o {index_path}",
-                          "index_load")
+        from gov.core.index.locate import no_index
+
+        raise HookProblem(str(no_index(index_path, corpus_option=False)), "index_load")
     if point is not None and not os.path.isfile(point):
         raise HookProblem(f"operating point {point} not found", "index_load")
     attempts = 0
     if options["serve"] != "never":
-        from gov.core.serving import protocol as serve_protocol
+        from gov.core.serving import protocol
 
         attempts += 1
-        answer = serve_protocol.request(
+        served = protocol.request(
             {"op": "route", "index": index_path, "prompt": prompt, "operating_point": point},
             timeout=float(os.environ.get("GOV_SERVE_TIMEOUT", "1.5")),
         )
-        if answer is not None:
-            return answer, attempts
-        serve_protocol.spawn_server()
+        if served is not None:
+            try:
+                return RouteAnswer.from_wire(served), attempts
+            except (KeyError, TypeError, ValueError):
+                pass  # not an answer: route in-process
+        else:
+            protocol.spawn_server()
     attempts += 1
-    from gov.core.routing.answer import answer as in_process
+    from gov.core.routing.indexes import load_index
     from gov.core.routing.point import load_operating_point
-    from gov.core.routing.router import load_index
 
     loaded = load_index(index_path, operating_point=load_operating_point(point) if point else None)
-    return in_process(loaded, prompt), attempts
+    return loaded.route(prompt, record=False), attempts
 
 
 def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
@@ -154,13 +161,8 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
             return
         answer, attempts = route(options, index_for(options, payload), prompt)
         record.attempts = attempts
-        names = [item["name"] for item in answer.get("routes", [])]
-        record.result(names, route_ms=answer.get("route_ms"), degraded=answer.get("degraded"),
-                      corpus_size=answer.get("corpus_size"),
-                      index_fingerprint=answer.get("fingerprint"),
-                      operating_point_id=answer.get("operating_point_id"),
-                      known=frozenset(names))
-        if names:
+        record.answered(answer)
+        if answer.routes:
             import json
 
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None

@@ -61,7 +61,7 @@ def index_command(
     out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
                                             allowed=("text", "json"))
     if verify:
-        from gov.core.routing.router import load_index
+        from gov.core.routing.indexes import load_index
 
         loaded = load_index(target, verify=True)
         stale = loaded.is_stale()
@@ -76,7 +76,7 @@ def index_command(
         raise UsageError("--ann-candidates needs --ann")
     from gov.core.corpus.reader import load_corpus
     from gov.core.encode import bundle as model_bundle
-    from gov.core.routing.router import build_index
+    from gov.core.routing.indexes import build_index, divergence_of
 
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
     progress, finish = _progress()
@@ -96,21 +96,21 @@ def index_command(
         finish()
     built.write(target)
     header = built.header
-    build = header["build"]
-    summary = {
+    build = header.build
+    summary: dict[str, Any] = {
         "index": str(target),
-        "documents": header["corpus"]["size"],
-        "retired": header["corpus"]["retired"],
-        "skipped": header["corpus"]["skipped"],
+        "documents": header.corpus.size,
+        "retired": list(header.corpus.retired),
+        "skipped": list(header.corpus.skipped),
         "surfaces": build["surfaces"],
         "reused_vectors": build["reused_vectors"],
         "cached_vectors": build.get("cached_vectors", 0),
-        "model": (header["model"] or {}).get("id"),
-        "fingerprint": header["corpus"]["fingerprint"],
-        "separability": header["separability"],
-        "divergence": header["divergence"],
-        "search": "approximate (usearch)" if header.get("ann") else "exact",
-        "bodies": header.get("bodies"),
+        "model": header.model_id,
+        "fingerprint": header.corpus.fingerprint,
+        "separability": header.separability,
+        "divergence": divergence_of(built),
+        "search": "approximate (usearch)" if header.ann else "exact",
+        "bodies": header.bodies,
     }
     retired: list[str] = summary["retired"]
     skipped: list[str] = summary["skipped"]
@@ -122,13 +122,13 @@ def index_command(
         + (f", {summary['cached_vectors']} from the embedding cache"
            if summary["cached_vectors"] else ""),
     ]
-    if header.get("bodies"):
-        body = header["bodies"]
+    if header.bodies:
+        body = header.bodies
         lines.append(f"  bodies: {body['documents']} documents with a body; {body['passages_embedded']} "
                      f"passages embedded, {body['reused']} documents' body vectors reused")
-    if header.get("ann"):
-        lines.append(f"  search: approximate (usearch HNSW over {header['ann']['surfaces']} surfaces, "
-                     f"{header['ann']['candidates']} candidates per prompt, scored exactly)")
+    if header.ann:
+        lines.append(f"  search: approximate (usearch HNSW over {header.ann['surfaces']} surfaces, "
+                     f"{header.ann['candidates']} candidates per prompt, scored exactly)")
     if retired:
         lines.append(f"  left out (status): {', '.join(retired)}")
     if skipped:

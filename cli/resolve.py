@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gov.cli import conventions
-from gov.core.errors import IndexLoadError
 
 if TYPE_CHECKING:
     from gov.core.routing.point import OperatingPoint
-    from gov.core.routing.router import Index
+    from gov.core.routing.router import Router as Index
 
 IndexOpt = Annotated[
     Path | None,
@@ -39,7 +38,7 @@ LexicalOnlyOpt = Annotated[
 def index_path(index: Path | None) -> Path:
     if index is not None:
         return index
-    from gov.core.routing.router import default_index_path
+    from gov.core.index.locate import default_index_path
 
     return default_index_path()
 
@@ -64,7 +63,7 @@ def open_index(
     operating_point = load_point(point)
     target = index_path(index)
     if corpus:
-        from gov.core.routing.router import ensure_index
+        from gov.core.routing.indexes import ensure_index
 
         loaded, rebuilt = ensure_index(
             [str(p) for p in corpus], target, operating_point=operating_point,
@@ -73,18 +72,15 @@ def open_index(
         if rebuilt:
             conventions.notice(f"built index {target} ({len(loaded.names)} documents)")
         return loaded
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
 
     if not target.exists():
-        raise IndexLoadError(
-            f"no index at {target}",
-            hint=f"build one with: gov index PATH -o {target}, or pass --corpus PATH",
-        )
+        from gov.core.index.locate import no_index
+
+        raise no_index(target)
     loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only, exact=exact)
     if check_stale and loaded.is_stale():
-        roots = " ".join(loaded.header.get("roots", []))
-        conventions.warn(
-            f"index {target} is stale (its corpus changed since the build); rebuild with: "
-            f"gov index {roots} -o {target}"
-        )
+        from gov.cli.route_lean import stale_warning
+
+        conventions.warn(stale_warning(loaded, target))
     return loaded

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
@@ -15,11 +14,11 @@ import typer
 from gov.cli import conventions
 from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
 from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
-from gov.cli.route_output import from_server, output_row, write_served
+from gov.cli.route_lean import from_server, write_one
 from gov.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Index
+    from gov.core.routing.router import Router as Index
 
 HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
 
@@ -94,48 +93,38 @@ def route_command(
                             batch_size=batch_size, exit_status=exit_status,
                             fail_fast=on_error is OnError.fail)
     from gov.core import telemetry
+    from gov.core.routing.pipeline import Item, parse_jsonl, parse_text, stream
 
     start = telemetry.process_start() or time.perf_counter()
     if prompt is not None and out_format != "text" and not corpus and not lexical_only and not exact:
-        served = from_server(prompt, index, operating_point)
+        served = from_server(prompt, str(index) if index else None,
+                             str(operating_point) if operating_point else None)
         if served is not None:
-            return write_served(prompt, served, out_format, exit_status, start)
+            return write_one(prompt, served, out_format, exit_status, start)
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
         loaded = open_index(index, corpus, operating_point, lexical_only, exact=exact)
     writer = _Writer(out_format, loaded)
     failed_rows = 0
     abstained = 0
-    recording = telemetry.enabled()
-    known = frozenset(loaded.names) if recording else frozenset()
     source = _open_input(input_path) if input_path is not None else sys.stdin.buffer
-    for batch in _batches(_records(prompt, text, source), batch_size):
-        batch_start = start if prompt is not None else time.perf_counter()
-        prompts = [row["prompt"] for row in batch if row.get("_ok")]
-        results = iter(loaded.route_many(prompts, record=False)) if prompts else iter(())
-        share = (loaded.route_ms or 0.0) / max(len(prompts), 1)
-        for row in batch:
-            if row.get("_ok"):
-                result = next(results)
-                if not result.routes:
-                    abstained += 1
-                with telemetry.attempt("cli", start=batch_start) as attempt:
-                    if recording:
-                        attempt.result(result.names, route_ms=share, degraded=result.degraded,
-                                       corpus_size=len(loaded.names),
-                                       index_fingerprint=loaded.fingerprint,
-                                       operating_point_id=loaded.operating_point.id,
-                                       known=known)
-                    writer.write(output_row(row["_record"], result))
-            else:
-                failed_rows += 1
-                if recording:
-                    bad = telemetry.attempt("cli", start=batch_start)
-                    bad.fail("input")
-                    bad.close()
-                writer.write({"error": {"line": row["line"], "message": row["message"]}})
-                if on_error is OnError.fail:
-                    writer.close()
-                    raise InputError(f"stdin line {row['line']}: {row['message']}")
+    items = ([Item(1, {"prompt": prompt}, None)] if prompt is not None
+             else parse_text(source) if text else parse_jsonl(source))
+    for routed in stream(loaded, items, batch_size=batch_size):
+        batch_start = start if prompt is not None else routed.started
+        if routed.answer is not None:
+            if not routed.answer.routes:
+                abstained += 1
+            with telemetry.attempt("cli", start=batch_start) as attempt:
+                attempt.answered(routed.answer)
+                writer.write(routed.row())
+        else:
+            failed_rows += 1
+            with telemetry.attempt("cli", start=batch_start) as bad:
+                bad.fail("input")
+            writer.write(routed.row())
+            if on_error is OnError.fail:
+                writer.close()
+                raise InputError(f"stdin line {routed.item.line}: {routed.item.problem}")
     writer.close()
     if loaded.degraded:
         conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")
@@ -159,41 +148,6 @@ def _open_input(path: Path) -> IO[bytes]:
     parquet_to_jsonl(path, spool)
     spool.seek(0)
     return spool
-
-
-def _records(prompt: str | None, text: bool, stdin: IO[bytes]) -> Iterator[dict[str, Any]]:
-    """Input rows in order: {"_ok": True, "_record", "prompt"} or an error row."""
-    if prompt is not None:
-        yield {"_ok": True, "_record": {"prompt": prompt}, "prompt": prompt}
-        return
-    if text:
-        for number, raw in enumerate(stdin, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                yield {"line": number, "message": f"line is not valid UTF-8 (byte {exc.start})"}
-                continue
-            if line.strip():
-                yield {"_ok": True, "_record": {"prompt": line}, "prompt": line}
-        return
-    from gov.core.routing.pipeline import parse_jsonl
-
-    for number, value, problem in parse_jsonl(stdin):  # as gov.core.routing.pipeline.route_jsonl reads
-        if problem is not None:
-            yield {"line": number, "message": problem}
-        else:
-            yield {"_ok": True, "_record": value, "prompt": value["prompt"]}
-
-
-def _batches(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    batch: list[dict[str, Any]] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 class _Writer:
@@ -229,7 +183,7 @@ class _Writer:
         out = conventions.console()
         if not self.shown_notices:
             self.shown_notices = True
-            for reason in self.index.divergence:
+            for reason in self.index.notices:
                 out.print(f"[yellow]divergence:[/] {reason}")
             if self.index.degraded:
                 out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")

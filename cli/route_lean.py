@@ -5,7 +5,8 @@ and typer with its option parsing costs about a quarter of a second before any r
 This path takes only the simple form — one PROMPT with ``-i/--index``,
 ``--operating-point``, ``--format json|jsonl``, ``-e``, ``--lexical-only``, ``-q`` — and
 returns None for anything else (stdin, ``--corpus``, text output, ``--help``, a typo),
-which then goes through the typer command with identical results.
+which then goes through the typer command with identical results. The typer command
+shares :func:`from_server` and :func:`write_one` with it.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gov.core.routing.answer import RouteAnswer
 
 VALUE_OPTIONS = {"-i": "index", "--index": "index", "--operating-point": "point", "--format": "format"}
 FLAGS = {"-e": "exit_status", "--exit-status": "exit_status", "--lexical-only": "lexical_only",
@@ -49,44 +52,78 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     return options
 
 
+def from_server(prompt: str, index: str | None, point: str | None) -> RouteAnswer | None:
+    """The warm server's answer for one prompt, or None to route in-process."""
+    from gov.core.index.locate import default_index
+    from gov.core.routing.answer import RouteAnswer
+    from gov.core.serving import protocol
+
+    target = os.path.abspath(index or default_index())
+    if not os.path.isfile(target):
+        return None
+    served = protocol.request(
+        {"op": "route", "index": target, "prompt": prompt,
+         "operating_point": os.path.abspath(point) if point else None},
+        timeout=1.0,
+    )
+    if served is None:
+        return None
+    try:
+        return RouteAnswer.from_wire(served)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def write_one(prompt: str, answer: RouteAnswer, out_format: str, exit_status: bool,
+              start: float, attempts: int = 1) -> int:
+    """Write one prompt's row (json or jsonl) and record its telemetry event."""
+    from gov.core import telemetry
+
+    with telemetry.attempt("cli", start=start) as attempt:
+        attempt.attempts = attempts
+        attempt.answered(answer)
+        import orjson
+
+        row = answer.row({"prompt": prompt})
+        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)
+        sys.stdout.buffer.write(orjson.dumps([row] if out_format == "json" else row, option=option))
+        sys.stdout.buffer.flush()
+    return 1 if exit_status and not answer.routes else 0
+
+
 def run(options: dict[str, Any]) -> int:
-    from gov.cli.route_output import default_index, from_server, output_row, write_served
     from gov.core import telemetry
 
     start = telemetry.process_start() or time.perf_counter()
     prompt: str = options["prompt"]
-    index = Path(options["index"]) if options["index"] else None
-    point = Path(options["point"]) if options["point"] else None
     if not options["lexical_only"]:
-        served = from_server(prompt, index, point)
+        served = from_server(prompt, options["index"], options["point"])
         if served is not None:
-            return write_served(prompt, served, options["format"], options["exit_status"], start)
-    with telemetry.attempt("cli", start=start) as attempt:
-        from gov.core.errors import IndexLoadError
+            return write_one(prompt, served, options["format"], options["exit_status"], start)
+    with telemetry.attempt("cli", start=start):  # records a failure to open the index
+        from gov.core.index.locate import default_index, no_index
+        from gov.core.routing.indexes import load_index
         from gov.core.routing.point import load_operating_point
-        from gov.core.routing.router import load_index
 
-        target = index or default_index()
-        if not target.exists():
-            raise IndexLoadError(f"no index at {target}",
-                                 hint=f"build one with: gov index PATH -o {target}, or pass --corpus PATH")
+        target = options["index"] or default_index()
+        if not os.path.exists(target):
+            raise no_index(target)
+        point = options["point"]
         loaded = load_index(target, operating_point=load_operating_point(point) if point else None,
                             lexical_only=options["lexical_only"])
         if loaded.is_stale():
-            roots = " ".join(loaded.header.get("roots", []))
-            sys.stderr.write(f"gov: warning: index {target} is stale (its corpus changed since the build); "
-                             f"rebuild with: gov index {roots} -o {target}\n")
-        result = loaded.route(prompt, record=False)
-        attempt.result_of(loaded, result)
-        import orjson
-
-        row = output_row({"prompt": prompt}, result)
-        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if options["format"] == "json" else 0)
-        sys.stdout.buffer.write(orjson.dumps([row] if options["format"] == "json" else row, option=option))
-        sys.stdout.buffer.flush()
+            sys.stderr.write(f"gov: warning: {stale_warning(loaded, target)}\n")
+        answer = loaded.route(prompt, record=False)
+    code = write_one(prompt, answer, options["format"], options["exit_status"], start)
     if loaded.degraded:
         sys.stderr.write(f"gov: warning: routing was lexical-only: {loaded.degraded_reason}\n")
-    return 1 if options["exit_status"] and not result.routes else 0
+    return code
+
+
+def stale_warning(loaded: Any, target: object) -> str:
+    roots = " ".join(loaded.header.roots)
+    return (f"index {target} is stale (its corpus changed since the build); rebuild with: "
+            f"gov index {roots} -o {target}")
 
 
 def main(args: list[str]) -> int | None:

@@ -128,7 +128,7 @@ def report_command(
 
 def _document_names(index: Path | None, corpus: Path | None) -> list[str] | None:
     if index is not None:
-        from gov.core.routing.router import read_document_names
+        from gov.core.index.stored import read_document_names
 
         return read_document_names(index)
     if corpus is not None:

@@ -12,15 +12,22 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Document": "gov.core.corpus.reader",
-    "Corpus": "gov.core.corpus.reader",
+    "Document": "gov.core.corpus.document",
+    "Corpus": "gov.core.corpus.document",
     "load_corpus": "gov.core.corpus.reader",
-    "build_index": "gov.core.routing.router",
-    "load_index": "gov.core.routing.router",
+    "build_index": "gov.core.routing.indexes",
+    "load_index": "gov.core.routing.indexes",
+    "ensure_index": "gov.core.routing.indexes",
     "Index": "gov.core.routing.router",
-    "Route": "gov.core.routing.select",
-    "RouteResult": "gov.core.routing.select",
+    "Router": "gov.core.routing.router",
+    "Route": "gov.core.routing.answer",
+    "RouteAnswer": "gov.core.routing.answer",
+    "RouteResult": "gov.core.routing.answer",
     "OperatingPoint": "gov.core.routing.point",
+    "calibrate_index": "gov.core.calibration.calibrate",
+    "evaluate_jsonl": "gov.core.calibration.metrics",
+    "route_rows": "gov.core.routing.pipeline",
+    "route_jsonl": "gov.core.routing.pipeline",
     "GovError": "gov.core.errors",
 }
 

@@ -167,15 +167,15 @@ def check_runtime(model_ok: bool) -> Check:
 def check_index(path: Path, explicit: bool) -> Check:
     """The index: readable whole (every checksum), built for this model, and fresh."""
     from gov.core.index.fileformat import rebuild_hint
-    from gov.core.routing.router import load_index
+    from gov.core.index.locate import no_index
+    from gov.core.routing.indexes import load_index
 
     if not path.exists():
+        missing = no_index(path, corpus_option=False)
         if explicit:
-            return Check("index", "fail", f"no index at {path}",
-                         f"build it with: gov index PATH -o {path}")
-        return Check("index", "warn", f"no index at {path} (the default location)",
-                     f"build one with: gov index PATH -o {path}, or name one with -i or "
-                     "GOV_INDEX")
+            return Check("index", "fail", missing.message, missing.hint or "")
+        return Check("index", "warn", f"{missing.message} (the default location)",
+                     f"{missing.hint}, or name one with -i or GOV_INDEX")
     try:
         loaded = load_index(path, verify=True)
     except GovError as exc:
@@ -186,10 +186,10 @@ def check_index(path: Path, explicit: bool) -> Check:
     if loaded.is_stale():
         return Check("index", "fail",
                      f"{path} is stale: its corpus changed since the build",
-                     rebuild_hint(path, loaded.header))
+                     rebuild_hint(path, loaded.stored.raw_header))
     model = loaded.model_id or "none (lexical only)"
-    search = "; approximate search (usearch)" if loaded.nearest is not None else ""
-    search += "; body evidence" if loaded.body_vectors is not None else ""
+    search = "; approximate search (usearch)" if loaded.scorer.nearest is not None else ""
+    search += "; body evidence" if loaded.scorer.body_vectors is not None else ""
     return Check("index", "ok", f"{path}: {len(loaded.names)} documents, every checksum "
                                 f"verified, fresh; model {model}{search}")
 

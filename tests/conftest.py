@@ -43,7 +43,7 @@ def run_gov(*args: str, input: bytes | str | None = None, env: dict[str, str] | 
 def example_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example corpus indexed once with the real model."""
     from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.router import build_index
+    from gov.core.routing.indexes import build_index
 
     path = tmp_path_factory.mktemp("index") / "index"
     build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)

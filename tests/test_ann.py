@@ -13,7 +13,7 @@ import pytest
 
 from gov.core.corpus.reader import load_corpus
 from gov.core.errors import IndexBuildError, IndexLoadError
-from gov.core.routing.router import build_index, load_index
+from gov.core.routing.indexes import build_index, load_index
 from tests.conftest import EXAMPLES, POLICIES, run_gov
 
 # Not importorskip: importing usearch before onnxruntime crashes (see core/index/ann.py).
@@ -35,8 +35,8 @@ def test_routes_match_exact_search_when_the_graph_reaches_every_document(
         tmp_path: Path, example_index: Path) -> None:
     path = _ann_index(tmp_path, example_index)
     approximate, exact = load_index(path), load_index(path, exact=True)
-    assert approximate.nearest is not None and exact.nearest is None
-    assert approximate.header["ann"]["backend"] == "usearch"
+    assert approximate.scorer.nearest is not None and exact.scorer.nearest is None
+    assert approximate.header.ann["backend"] == "usearch"
     routed = approximate.route_many(PROMPTS, record=False)
     reference = exact.route_many(PROMPTS, record=False)
     assert [r.names for r in routed] == [r.names for r in reference]
@@ -51,29 +51,29 @@ def test_reached_documents_score_exactly_and_the_rest_score_zero(
         tmp_path: Path, example_index: Path, pool: str) -> None:
     path = _ann_index(tmp_path, example_index, candidates=3)
     approximate, exact = load_index(path), load_index(path, exact=True)
-    vectors = approximate.embed(PROMPTS[:20])
+    vectors = approximate.scorer.embed(PROMPTS[:20])
     assert vectors is not None
-    near = approximate.semantic_scores(vectors, pool=pool)
-    full = exact.semantic_scores(vectors, pool=pool)
+    near = approximate.scorer.semantic(vectors, pool=pool)
+    full = exact.scorer.semantic(vectors, pool=pool)
     reached = near != 0.0
     # Three surfaces reach at most three documents, scored over all their surfaces.
     assert reached.any(axis=1).all() and (reached.sum(axis=1) <= 3).all()
     np.testing.assert_allclose(near[reached], full[reached], atol=1e-5)
     # The nearest surface's document is always among them.
-    best_doc = exact.surface_doc[np.argmax(vectors @ np.asarray(exact.embeddings).T, axis=1)]
+    best_doc = exact.stored.surface_doc[np.argmax(vectors @ np.asarray(exact.scorer.embeddings).T, axis=1)]
     assert reached[np.arange(len(best_doc)), best_doc].all()
 
 
 def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, example_index: Path) -> None:
     path = _ann_index(tmp_path, example_index, candidates=4)
     approximate, exact = load_index(path), load_index(path, exact=True)
-    vectors = approximate.embed(PROMPTS[:6])
+    vectors = approximate.scorer.embed(PROMPTS[:6])
     assert vectors is not None
     names = [approximate.names[0], approximate.names[1]]
     for index in (approximate, exact):
-        index.set_learned(vectors[:2], names, PROMPTS[:2])
-    near = approximate.semantic_scores(vectors, pool="max")
-    full = exact.semantic_scores(vectors, pool="max")
+        index.scorer.set_learned(vectors[:2], names, PROMPTS[:2])
+    near = approximate.scorer.semantic(vectors, pool="max")
+    full = exact.scorer.semantic(vectors, pool="max")
     # The first prompt is its own learned surface of document 0: similarity 1, both ways.
     assert near[0, 0] == pytest.approx(1.0, abs=1e-5) and full[0, 0] == pytest.approx(1.0, abs=1e-5)
     reached = near != 0.0

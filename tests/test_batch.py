@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from gov.core.routing.indexes import load_index
 from gov.core.routing.pipeline import BatchCounts, route_jsonl, route_rows
-from gov.core.routing.router import load_index
 from tests.conftest import run_gov
 
 MIXED = (

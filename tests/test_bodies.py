@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 
 from gov.core.calibration import grid as cal
+from gov.core.calibration.labelled import Labelled
+from gov.core.calibration.scores import Scores
 from gov.core.corpus.passages import MAX_PASSAGES, passages
 from gov.core.corpus.reader import load_corpus
 from gov.core.errors import OperatingPointError
+from gov.core.routing.indexes import build_index, load_index
 from gov.core.routing.point import default_operating_point, from_json
-from gov.core.routing.router import build_index, load_index
 from tests.conftest import EXAMPLES, POLICIES, run_gov
 
 PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
@@ -66,22 +68,22 @@ def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
     from gov.core.encode.embedding import get_encoder
 
     index = load_index(bodies_index)
-    assert index.body_vectors is not None and index.header["bodies"]["documents"] == 22
+    assert index.scorer.body_vectors is not None and index.header.bodies["documents"] == 22
     name = "deployment"
     position = list(index.names).index(name)
     chunks = passages(index.text(name))
     assert len(chunks) > 5
     expected = np.mean(get_encoder(index.model_id or "", purpose="build").embed(chunks), axis=0)
-    np.testing.assert_allclose(index.body_vectors[position], expected, atol=1e-5)
+    np.testing.assert_allclose(index.scorer.body_vectors[position], expected, atol=1e-5)
 
 
 def test_the_mix_moves_only_documents_with_a_body(bodies_index: Path, tmp_path: Path) -> None:
     index = load_index(bodies_index)
-    vectors = index.embed(PROMPTS[:8])
-    assert vectors is not None and index.body_vectors is not None
-    plain = index.semantic_scores(vectors, body_weight=0.0)
-    mixed = index.semantic_scores(vectors, body_weight=0.4)
-    body = vectors @ np.asarray(index.body_vectors).T
+    vectors = index.scorer.embed(PROMPTS[:8])
+    assert vectors is not None and index.scorer.body_vectors is not None
+    plain = index.scorer.semantic(vectors, pool="max", body_weight=0.0)
+    mixed = index.scorer.semantic(vectors, pool="max", body_weight=0.4)
+    body = vectors @ np.asarray(index.scorer.body_vectors).T
     np.testing.assert_allclose(mixed, 0.6 * plain + 0.4 * body, atol=1e-5)
     # A JSONL document without a body keeps its surface score.
     source = tmp_path / "docs.jsonl"
@@ -91,11 +93,11 @@ def test_the_mix_moves_only_documents_with_a_body(bodies_index: Path, tmp_path: 
     path = tmp_path / "idx"
     build_index(load_corpus([source]), bodies=True).write(path)
     small = load_index(path)
-    assert small.header["bodies"]["documents"] == 1
-    vec = small.embed(["ship the release to prod"])
+    assert small.header.bodies["documents"] == 1
+    vec = small.scorer.embed(["ship the release to prod"])
     assert vec is not None
-    np.testing.assert_allclose(small.semantic_scores(vec, body_weight=0.9)[0, 0],
-                               small.semantic_scores(vec, body_weight=0.0)[0, 0], atol=1e-6)
+    np.testing.assert_allclose(small.scorer.semantic(vec, pool="max", body_weight=0.9)[0, 0],
+                               small.scorer.semantic(vec, pool="max", body_weight=0.0)[0, 0], atol=1e-6)
 
 
 def test_an_index_with_bodies_routes_with_the_default_measured_with_bodies(bodies_index: Path,
@@ -112,10 +114,10 @@ def test_an_index_with_bodies_routes_with_the_default_measured_with_bodies(bodie
 def test_a_rebuild_reuses_unchanged_body_vectors(bodies_index: Path, tmp_path: Path) -> None:
     again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index,
                         bodies=True)
-    assert again.header["bodies"]["passages_embedded"] == 0
-    assert again.header["bodies"]["reused"] == 22
+    assert again.header.bodies["passages_embedded"] == 0
+    assert again.header.bodies["reused"] == 22
     np.testing.assert_array_equal(again.arrays["body_vectors"],
-                                  load_index(bodies_index).body_vectors)
+                                  load_index(bodies_index).scorer.body_vectors)
 
 
 def test_approximate_search_mixes_bodies_like_exact_search(bodies_index: Path, tmp_path: Path) -> None:
@@ -140,10 +142,10 @@ def test_calibration_weighs_the_body_when_it_separates() -> None:
                          [0.3, 0.3, 0.1], [0.3, 0.3, 0.1]] * 3)
     body = np.array([[0.8, 0.1, 0.0], [0.1, 0.8, 0.0], [0.8, 0.1, 0.0], [0.1, 0.8, 0.0],
                      [0.1, 0.1, 0.0], [0.1, 0.1, 0.0]] * 3)
-    data = cal.Labelled([f"p{i}" for i in range(len(expected))], [frozenset(e) for e in expected],
+    data = Labelled([f"p{i}" for i in range(len(expected))], [frozenset(e) for e in expected],
                         [None] * len(expected))
-    without = cal.calibrate(names, data, cal.Scores(np.zeros_like(semantic), semantic), confidence=False)
-    scores = cal.Scores(np.zeros_like(semantic), semantic, None, {}, body,
+    without = cal.calibrate(names, data, Scores(np.zeros_like(semantic), semantic), confidence=False)
+    scores = Scores(np.zeros_like(semantic), semantic, None, {}, body,
                         np.array([True, True, False]))
     assert scores.body_weights()[0] == 0.0 and len(scores.body_weights()) > 1
     result = cal.calibrate(names, data, scores, confidence=False)
@@ -176,7 +178,7 @@ def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
 def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
     import shutil
 
-    from gov.core.routing.router import ensure_index
+    from gov.core.routing.indexes import ensure_index
 
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)
@@ -184,10 +186,10 @@ def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_pat
     build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index,
                 bodies=True).write(target)
     fresh, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
-    assert not rebuilt and fresh.body_vectors is not None
+    assert not rebuilt and fresh.scorer.body_vectors is not None
     page = corpus / "deployment.md"
     page.write_text(page.read_text() + "\nEvery rollback is announced in the deploys channel.\n")
     again, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
-    assert rebuilt and again.body_vectors is not None
-    assert again.header["bodies"]["reused"] == 21  # only the edited document is re-embedded
+    assert rebuilt and again.scorer.body_vectors is not None
+    assert again.header.bodies["reused"] == 21  # only the edited document is re-embedded
     assert again.operating_point.body_weight > 0  # and it keeps the default measured with bodies

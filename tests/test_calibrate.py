@@ -10,24 +10,27 @@ import numpy as np
 import pytest
 
 from gov.core.calibration import grid as cal
+from gov.core.calibration.labelled import Labelled
+from gov.core.calibration.scores import Scores
+from gov.core.routing.confidence import features as confidence_features
 from gov.core.routing.point import OperatingPoint, load_operating_point
-from gov.core.routing.select import confidence_features, rank_many, ranked, select
+from gov.core.routing.select import rank, rank_many, select
 from tests.conftest import EXAMPLES, run_gov
 
 NAMES = ["alpha", "beta", "gamma"]
 
 
-def labelled(expected: list[list[str]]) -> cal.Labelled:
-    return cal.Labelled([f"prompt {i}" for i in range(len(expected))],
+def labelled(expected: list[list[str]]) -> Labelled:
+    return Labelled([f"prompt {i}" for i in range(len(expected))],
                         [frozenset(e) for e in expected], [None] * len(expected))
 
 
-def separable() -> tuple[cal.Labelled, cal.Scores]:
+def separable() -> tuple[Labelled, Scores]:
     """Positives score 0.6 on their document; negatives at most 0.3 anywhere."""
     expected = [["alpha"], ["beta"], ["gamma"], ["alpha"], [], []]
     semantic = np.array([[0.6, 0.2, 0.1], [0.2, 0.6, 0.1], [0.1, 0.2, 0.6], [0.6, 0.1, 0.3],
                          [0.3, 0.28, 0.1], [0.1, 0.3, 0.29]])
-    return labelled(expected), cal.Scores(np.zeros_like(semantic), semantic)
+    return labelled(expected), Scores(np.zeros_like(semantic), semantic)
 
 
 def test_zero_false_alarms_is_a_hard_gate_then_f1() -> None:
@@ -49,16 +52,16 @@ def test_ties_go_to_the_quieter_point() -> None:
     loud = cal.Outcome(OperatingPoint(top_k=2), {"f1": 0.8, "false_alarm_rate": 0.0}, 14, True)
     better = cal.Outcome(OperatingPoint(), {"f1": 0.81, "false_alarm_rate": 0.0}, 30, True)
     gated = cal.Outcome(OperatingPoint(), {"f1": 0.99, "false_alarm_rate": 0.2}, 5, False)
-    assert cal._better(quiet, loud) and not cal._better(loud, quiet)
-    assert cal._better(better, quiet)
-    assert cal._better(quiet, gated) and not cal._better(gated, quiet)
+    assert cal.better(quiet, loud) and not cal.better(loud, quiet)
+    assert cal.better(better, quiet)
+    assert cal.better(quiet, gated) and not cal.better(gated, quiet)
 
 
 def test_max_fa_relaxes_the_gate_and_no_survivor_is_reported() -> None:
     # The negative scores like a positive: no floor separates them.
     expected = [["alpha"], ["beta"], []]
     semantic = np.array([[0.6, 0.1, 0.1], [0.1, 0.6, 0.1], [0.6, 0.1, 0.1]])
-    data, scores = labelled(expected), cal.Scores(np.zeros_like(semantic), semantic)
+    data, scores = labelled(expected), Scores(np.zeros_like(semantic), semantic)
     strict = cal.calibrate(NAMES, data, scores, confidence=False)
     assert strict.winner is None
     assert all(not row.passes_gate for row in strict.rows)
@@ -70,7 +73,7 @@ def test_max_fa_relaxes_the_gate_and_no_survivor_is_reported() -> None:
 def test_no_negatives_is_noted() -> None:
     data = labelled([["alpha"], ["beta"]])
     semantic = np.array([[0.6, 0.1, 0.1], [0.1, 0.6, 0.1]])
-    result = cal.calibrate(NAMES, data, cal.Scores(np.zeros_like(semantic), semantic))
+    result = cal.calibrate(NAMES, data, Scores(np.zeros_like(semantic), semantic))
     assert result.winner is not None
     assert result.winner.metrics["false_alarm_rate"] is None
     assert any("unmeasured" in note for note in result.notes)
@@ -82,7 +85,7 @@ def test_confidence_threshold_abstains_where_floors_cannot() -> None:
     rows = [[0.7, 0.3, 0.2], [0.3, 0.7, 0.2], [0.2, 0.3, 0.7], [0.7, 0.69, 0.2],
             [0.2, 0.69, 0.7]] * 4
     semantic = np.array(rows) + np.random.default_rng(0).normal(0, 0.005, (20, 3))
-    data, scores = labelled(expected), cal.Scores(np.zeros_like(semantic), semantic)
+    data, scores = labelled(expected), Scores(np.zeros_like(semantic), semantic)
     assert cal.calibrate(NAMES, data, scores, confidence=False).winner is None
     result = cal.calibrate(NAMES, data, scores)
     assert result.winner is not None
@@ -107,14 +110,15 @@ def test_vectorised_ranking_matches_the_route_path(fusion: str) -> None:
                            lexical_weight=0.3, semantic_weight=0.5, learned_weight=0.2)
     many = rank_many(lexical, semantic, point, learned)
     for row in range(300):
-        order, fused, _, _, _ = ranked(lexical[row], semantic[row], point, learned[row])
+        order, fusion, _ = rank(lexical[row], semantic[row], point, learned[row])
+        fused = fusion.fused
         assert many.top1[row] == (order[0] if order.size else -1)
         assert many.top2[row] == (order[1] if order.size > 1 else -1)
         if order.size:
             assert many.fused1[row] == pytest.approx(fused[order[0]])
-            features = confidence_features(lexical[row], semantic[row], int(order[0]),
-                                           learned[row], fused)
-            assert many.features[row] == pytest.approx(np.array(features))
+            features = confidence_features(lexical[row][None, :], semantic[row][None, :],
+                                           learned[row][None, :], fused[None, :], order[:1])
+            assert many.features[row] == pytest.approx(features[0])
 
 
 def test_a_six_by_six_grid_over_a_thousand_prompts_takes_seconds() -> None:
@@ -128,7 +132,7 @@ def test_a_six_by_six_grid_over_a_thousand_prompts_takes_seconds() -> None:
     data = labelled(expected)
     started = time.perf_counter()
     result = cal.calibrate([f"d{i}" for i in range(documents)], data,
-                           cal.Scores(lexical, semantic), max_fa=0.2)
+                           Scores(lexical, semantic), max_fa=0.2)
     elapsed = time.perf_counter() - started
     assert len(result.rows) == 2 * 36
     assert result.evaluated > 2 * 36 * 5
@@ -256,21 +260,21 @@ def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> No
 
 
 def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
-    from gov.core.routing.router import load_index
-    from gov.core.routing.select import pool_similarities
+    from gov.core.routing.indexes import load_index
+    from gov.core.scoring.pooling import SurfaceGroups
 
     sims = np.array([[0.9, 0.1, 0.2, 0.4]], dtype=np.float32)
-    starts = np.array([0, 2], dtype=np.int64)  # document 0: columns 0-1, document 1: 2-3
-    assert pool_similarities(sims, starts, "max") == pytest.approx(np.array([[0.9, 0.4]]))
-    assert pool_similarities(sims, starts, "mean") == pytest.approx(np.array([[0.5, 0.3]]))
-    assert pool_similarities(sims, starts, "max_mean") == pytest.approx(np.array([[0.7, 0.35]]))
+    groups = SurfaceGroups(np.array([0, 2], dtype=np.int64), 4)  # doc 0: columns 0-1, doc 1: 2-3
+    assert groups.pool(sims, "max") == pytest.approx(np.array([[0.9, 0.4]]))
+    assert groups.pool(sims, "mean") == pytest.approx(np.array([[0.5, 0.3]]))
+    assert groups.pool(sims, "max_mean") == pytest.approx(np.array([[0.7, 0.35]]))
     # The index pools as its operating point says.
     mean_index = load_index(example_index, operating_point=OperatingPoint(
         semantic_pool="mean", model_id=load_index(example_index).model_id))
-    vectors = mean_index.embed(["roll back the release"])
+    vectors = mean_index.scorer.embed(["roll back the release"])
     assert vectors is not None
-    pooled = mean_index.semantic_scores(vectors)
-    best = mean_index.semantic_scores(vectors, pool="max")
+    pooled = mean_index.scorer.semantic(vectors, pool=mean_index.operating_point.semantic_pool)
+    best = mean_index.scorer.semantic(vectors, pool="max")
     assert (pooled <= best + 1e-6).all() and (pooled < best - 1e-3).any()
 
 
@@ -284,9 +288,9 @@ def test_a_classifier_floor_on_the_second_route_finds_two_document_prompts() -> 
     learned = np.array([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05], [0.5, 0.4, 0.1],
                         [0.05, 0.05, 0.9], [0.1, 0.45, 0.45]] * 3)
     data = labelled(expected)
-    scores = cal.Scores(np.zeros_like(semantic), semantic, learned)
+    scores = Scores(np.zeros_like(semantic), semantic, learned)
     base = OperatingPoint(fusion="rrf", learned_weight=1.0)
-    best, _ = cal._evaluate_row(base, scores, cal._expected_matrix(NAMES, data), 0.0, False)
+    best, _ = cal.evaluate_row(base, scores, cal.expected_matrix(NAMES, data), 0.0, False)
     point = best.point
     assert point.top_k == 2 and point.second_learned_floor > 0.0
     assert best.metrics["f1"] == pytest.approx(1.0)

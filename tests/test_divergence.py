@@ -9,8 +9,11 @@ import numpy as np
 import pytest
 
 from gov.core.encode import bundle as model_bundle
+from gov.core.index.build import separability
+from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
+from gov.core.routing.divergence import reasons
+from gov.core.routing.indexes import load_index
 from gov.core.routing.point import OperatingPoint
-from gov.core.routing.router import divergence_reasons, load_index, separability
 from tests.conftest import POLICIES, run_gov
 
 MODEL = model_bundle.DEFAULT_MODEL_ID
@@ -19,6 +22,16 @@ MODEL = model_bundle.DEFAULT_MODEL_ID
 def measured(size: int, separation: float | None, model: str | None = MODEL) -> OperatingPoint:
     return OperatingPoint(model_id=model,
                           provenance={"corpus_size": size, "separability": separation})
+
+
+def divergence_reasons(point: OperatingPoint, size: int, separation: float | None,
+                       model: str | None) -> list[str]:
+    """The reasons for an index of ``size`` documents, ``separation`` and ``model``."""
+    header = IndexHeader(created="", gov_version="",
+                         model=ModelInfo(model, 384, None) if model else None,
+                         corpus=CorpusInfo("0" * 64, size), roots=(), lexical_rows=0,
+                         ngram_range=(1, 3), separability=separation)
+    return reasons(point, header)
 
 
 def test_quiet_when_the_corpus_resembles_the_calibration() -> None:
@@ -73,23 +86,22 @@ def diverging(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return index, built.stdout.decode()
 
 
-def test_reasons_are_kept_in_the_index_and_shown(diverging: tuple[Path, str]) -> None:
+def test_reasons_are_shown_at_build_and_route(diverging: tuple[Path, str]) -> None:
     index, index_output = diverging
     assert "divergence: corpus has 22 documents; the operating point was measured on 200" in (
         index_output)
-    header = load_index(index).header
-    assert header["divergence"] == ["corpus has 22 documents; the operating point was measured "
-                                    "on 200"]
+    loaded = load_index(index)
+    assert loaded.notices == ["corpus has 22 documents; the operating point was measured on 200"]
     routed = run_gov("route", "roll back the release", "-i", str(index), "--format", "text")
     assert routed.returncode == 0, routed.stderr
     assert b"divergence: corpus has 22 documents" in routed.stdout
     result = load_index(index).route("roll back the release")
-    assert result.notices == header["divergence"]
+    assert result.notices == loaded.notices
 
 
 def test_quiet_for_the_examples_under_the_shipped_default(example_index: Path) -> None:
     loaded = load_index(example_index)
-    assert loaded.divergence == []
+    assert loaded.notices == []
     routed = run_gov("route", "roll back the release", "-i", str(example_index), "--format",
                      "text")
     assert b"divergence" not in routed.stdout

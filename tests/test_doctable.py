@@ -50,7 +50,8 @@ def test_records_decode_lazily_and_once() -> None:
 def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from gov.core.corpus.reader import Document, load_corpus
     from gov.core.index.fileformat import open_index_file, write_index_file
-    from gov.core.routing.router import build_index, load_index, read_document_names
+    from gov.core.index.stored import read_document_names
+    from gov.core.routing.indexes import build_index, load_index
 
     source = tmp_path / "docs.jsonl"
     source.write_text("".join(
@@ -78,7 +79,7 @@ def test_an_index_keeps_records_in_arrays_and_still_reads_old_headers(tmp_path) 
     assert read_document_names(old) == read_document_names(new)
 
     fresh, legacy = load_index(new), load_index(old)
-    assert fresh.names == legacy.names and list(fresh.surface_texts) == list(legacy.surface_texts)
+    assert fresh.names == legacy.names and list(fresh.scorer.surface_texts) == list(legacy.scorer.surface_texts)
     assert fresh.document("doc-3") == legacy.document("doc-3") and fresh.text("doc-2") == "body 2"
     for prompt in ("rotate tls keys for team 2", "ssh rotation", "nothing here"):
         assert fresh.route(prompt, record=False) == legacy.route(prompt, record=False)

@@ -76,7 +76,7 @@ def test_truncated_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> No
 
 def test_stale_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.router import build_index
+    from gov.core.routing.indexes import build_index
 
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)

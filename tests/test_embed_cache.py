@@ -93,14 +93,14 @@ def test_small_builds_skip_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.router import build_index
+    from gov.core.routing.indexes import build_index
     from tests.conftest import POLICIES
 
     monkeypatch.setenv("GOV_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("GOV_EMBED_CACHE", "1")
     corpus = load_corpus([POLICIES], warn=lambda _m: None)
     first, second = build_index(corpus), build_index(corpus)
-    surfaces = first.header["build"]["surfaces"]
-    assert first.header["build"]["cached_vectors"] == 0
-    assert second.header["build"]["cached_vectors"] == surfaces
+    surfaces = first.header.build["surfaces"]
+    assert first.header.build["cached_vectors"] == 0
+    assert second.header.build["cached_vectors"] == surfaces
     np.testing.assert_array_equal(first.arrays["embeddings"], second.arrays["embeddings"])

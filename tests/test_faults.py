@@ -16,7 +16,7 @@ import pytest
 from gov.core.corpus.reader import load_corpus
 from gov.core.errors import IndexBuildError, IndexLoadError
 from gov.core.index.fileformat import FORMAT_VERSION, PREFIX
-from gov.core.routing.router import build_index, load_index
+from gov.core.routing.indexes import build_index, load_index
 from tests.conftest import POLICIES, run_gov
 
 

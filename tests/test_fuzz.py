@@ -58,7 +58,7 @@ def test_jsonl_documents_load_or_fail_with_a_located_error(lines: list[bytes]) -
 
 @pytest.fixture(scope="module")
 def index(example_index: Path):  # type: ignore[no-untyped-def]
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
 
     return load_index(example_index)
 

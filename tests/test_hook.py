@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from gov.core.routing.answer import Route, RouteAnswer
 from gov.core.serving.hook_context import MAX_BYTES, render
 from tests.conftest import REPO
 
@@ -131,8 +132,8 @@ def test_worst_case_paragraph_stays_within_1024_bytes() -> None:
     long_name = "n" * 200
     answer = {
         "routes": [
-            {"name": long_name + "1", "why": "words: " + ", ".join(["ünïcödé"] * 60)},
-            {"name": long_name + "2", "why": 'meaning: example "' + "€" * 300 + '"'},
+            {"name": long_name + "1", "score": 0.03, "why": "words: " + ", ".join(["ünïcödé"] * 60)},
+            {"name": long_name + "2", "score": 0.02, "why": 'meaning: example "' + "€" * 300 + '"'},
         ],
         "sources": {long_name + "1": "/very/long/" + "p" * 400 + ".md",
                     long_name + "2": "/other/" + "q" * 400 + ".md"},
@@ -141,9 +142,9 @@ def test_worst_case_paragraph_stays_within_1024_bytes() -> None:
                     "documents are hard to tell apart (separability 0.10 < 0.15)",
                     "separability 0.10 is far from the calibration's 0.60"],
     }
-    text = render(answer, cwd="/")
+    text = render(RouteAnswer.from_wire(answer), cwd="/")
     assert len(text.encode("utf-8")) <= MAX_BYTES
     assert long_name + "1" in text and long_name + "2" in text
-    small = render({"routes": [{"name": "deployment", "why": "words: release"}],
-                    "degraded": "lexical-only", "notices": ["corpus has 99 documents"]})
+    small = render(RouteAnswer([Route("deployment", 0.03, 0.3, None, "words: release")],
+                               degraded="lexical-only", notices=["corpus has 99 documents"]))
     assert "words only" in small and "corpus has 99 documents" in small

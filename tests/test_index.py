@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gov.core.corpus.reader import load_corpus
-from gov.core.routing.router import build_index, ensure_index, load_index
+from gov.core.routing.indexes import build_index, ensure_index, load_index
 from tests.conftest import POLICIES
 
 
@@ -71,12 +71,12 @@ def test_rebuild_reembeds_only_changed_documents(tmp_path: Path) -> None:
     target = tmp_path / "index"
     first = build_index(load_corpus([corpus_dir]))
     first.write(target)
-    assert first.header["build"]["reused_vectors"] == 0
+    assert first.header.build["reused_vectors"] == 0
     doc = corpus_dir / "testing.md"
     doc.write_text(doc.read_text().replace("**Agent-trigger:** ", "**Agent-trigger:** Flaky CI, "))
     second = build_index(load_corpus([corpus_dir]), previous=target)
-    surfaces = second.header["build"]["surfaces"]
-    assert second.header["build"]["reused_vectors"] == surfaces - 1
+    surfaces = second.header.build["surfaces"]
+    assert second.header.build["reused_vectors"] == surfaces - 1
 
 
 def test_stale_index_is_detected_and_refreshed(tmp_path: Path) -> None:

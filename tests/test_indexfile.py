@@ -10,7 +10,8 @@ import pytest
 
 from gov.core.errors import IndexLoadError
 from gov.core.index.fileformat import ALIGN, open_index_file, read_header, write_index_file
-from gov.core.routing.router import load_index, read_document_names
+from gov.core.index.stored import read_document_names
+from gov.core.routing.indexes import load_index
 
 
 def test_round_trip_is_exact_and_aligned(tmp_path: Path) -> None:

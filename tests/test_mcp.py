@@ -93,7 +93,7 @@ class Client:
 @pytest.fixture(scope="module")
 def index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.router import build_index
+    from gov.core.routing.indexes import build_index
 
     path = tmp_path_factory.mktemp("mcp") / "index"
     build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)
@@ -176,7 +176,7 @@ def test_structured_content_matches_its_schema(client: Client) -> None:
     "write a migration that adds a non-null column to the orders table",
 ])
 def test_route_policies_names_at_most_two(client: Client, index_path: Path, prompt: str) -> None:
-    from gov.core.routing.router import load_index
+    from gov.core.routing.indexes import load_index
 
     out = structured(client.call("route_policies", {"prompt": prompt}))
     assert set(out) == {"routes", "degraded"}

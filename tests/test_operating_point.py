@@ -10,6 +10,7 @@ import pytest
 
 from gov.core.encode import bundle as model_bundle
 from gov.core.errors import IndexLoadError, OperatingPointError
+from gov.core.routing.indexes import load_index
 from gov.core.routing.point import (
     OperatingPoint,
     check_model,
@@ -17,7 +18,6 @@ from gov.core.routing.point import (
     load_operating_point,
     save_operating_point,
 )
-from gov.core.routing.router import load_index
 from gov.core.scoring.learned import LearnedArrays, save_learned
 from tests.conftest import run_gov
 
@@ -137,8 +137,8 @@ def test_learned_arrays_are_checked_against_the_point(example_index: Path, tmp_p
     point_path = write(tmp_path / "p.json", {**minimal(learned_surfaces=path.name),
                                              "learned": info})
     loaded = load_index(example_index, operating_point=load_operating_point(point_path))
-    assert loaded.learned_vectors is not None and loaded.learned_vectors.shape[0] == 2
-    assert loaded.learned_texts == ["text 0", "text 1"]
+    assert loaded.scorer.learned_vectors is not None and loaded.scorer.learned_vectors.shape[0] == 2
+    assert loaded.scorer.learned_texts == ["text 0", "text 1"]
     # The file is read without pickle and must be the one the point names.
     path.write_bytes(path.read_bytes() + b"x")
     with pytest.raises(OperatingPointError, match="sha256 differs"):

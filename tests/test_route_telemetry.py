@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from gov.core import telemetry
-from gov.core.routing.router import load_index
+from gov.core.routing.indexes import load_index
 from tests.conftest import run_gov
 
 CANARIES = [

@@ -1,39 +1,33 @@
-"""Choose an operating point from labelled prompts: score once, select many times.
+"""Choose an operating point from scored labelled prompts: the grid, and the rule.
 
-Scoring (TF-IDF, embeddings) is the slow part of a route and does not depend on the
-operating point, so every labelled prompt is scored once; each grid point then re-runs
-only the selection, and the parameters that act after ranking (the confidence threshold,
-the second-route rule, top k) are evaluated for all prompts at once with numpy.
+Each grid row (fusion, pooling, body weight, floors) re-runs only selection over the
+scores computed once (:mod:`gov.core.calibration.scores`); the parameters that act after
+ranking (the confidence threshold, the second-route rule, top k) are evaluated for all
+prompts at once with numpy.
 
 The rule that picks the winner: (1) no false alarm on the negatives (``max_fa`` relaxes
 this hard gate), (2) the highest F1, (3) on a tie the quieter point (fewer routes).
-
-With ``learn``, the labelled positives become further surfaces of their documents and
-train a linear classifier over embeddings. Both are cross-fitted: each prompt is scored
-by surfaces and a classifier that never saw it, so the figures are not memorised ones;
-the point that is saved then uses every positive.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.errors import InputError
-from gov.core.routing.point import OperatingPoint
-from gov.core.routing.select import POOLS, pool_similarities, rank_many
-from gov.core.scoring.learned import LearnedArrays
-from gov.core.scoring.pooling import mix_bodies
-
-if TYPE_CHECKING:
-    from gov.core.routing.router import Index
+from gov.core.calibration.crossfit import FOLDS
+from gov.core.calibration.fit import fit_confidence, fusion_weights
+from gov.core.calibration.labelled import Labelled
+from gov.core.calibration.metrics import f1_score
+from gov.core.calibration.scores import Scores
+from gov.core.routing.confidence import logistic_many
+from gov.core.routing.point import POOLS, OperatingPoint
+from gov.core.routing.select import rank_many
 
 RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) then the highest "
         "F1, (3) ties go to the quieter point (fewer routes per prompt)")
@@ -42,215 +36,7 @@ SEMANTIC_FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40, 0.50)
 SECOND_RATIOS = (0.0, 0.5, 0.7, 0.85)
 # With a learned classifier: the least probability it must give a second route.
 SECOND_LEARNED_FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
-# With body vectors: the weights of the body evidence in the semantic score.
-BODY_WEIGHTS = (0.3, 0.5, 0.7)
 TOP_KS = (1, 2)
-FOLDS = 5
-CLASSIFIER_C = 10.0
-Progress = Callable[[str], None]
-
-
-@dataclass
-class Labelled:
-    """Labelled prompts: each with its expected document names ([] = none governs)."""
-
-    prompts: list[str]
-    expected: list[frozenset[str]]
-    kinds: list[str | None]
-
-    @property
-    def negatives(self) -> int:
-        return sum(1 for names in self.expected if not names)
-
-
-def read_labelled(records: Sequence[tuple[str, Any]]) -> Labelled:
-    """Rows as (where, decoded JSON); a row without prompt or expected is an error there."""
-    prompts: list[str] = []
-    expected: list[frozenset[str]] = []
-    kinds: list[str | None] = []
-    for where, record in records:
-        if not isinstance(record, dict):
-            raise InputError(f"{where}: expected a JSON object with 'prompt' and 'expected'")
-        prompt = record.get("prompt")
-        if not isinstance(prompt, str):
-            raise InputError(f"{where}: field 'prompt' must be a string")
-        names = record.get("expected")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise InputError(f"{where}: field 'expected' must be a list of document names "
-                             "([] for a prompt no document governs)")
-        kind = record.get("kind")
-        prompts.append(prompt)
-        expected.append(frozenset(names))
-        kinds.append(kind if isinstance(kind, str) else None)
-    if not prompts:
-        raise InputError("no labelled prompts to calibrate on")
-    return Labelled(prompts, expected, kinds)
-
-
-@dataclass
-class Scores:
-    """Every prompt's per-document scores: what selection needs, computed once."""
-
-    lexical: NDArray[np.float64]
-    semantic: NDArray[np.float64] | None
-    learned: NDArray[np.float64] | None = None
-    # The semantic matrix under each pooling of surface similarities (``semantic`` is "max").
-    pooled: dict[str, NDArray[np.float64]] = field(default_factory=dict)
-    # With body vectors (gov index --bodies): each prompt's mean passage similarity per
-    # document, and which documents have a body.
-    body: NDArray[np.float64] | None = None
-    has_body: NDArray[np.bool_] | None = None
-
-    def with_pool(self, pool: str, body_weight: float = 0.0) -> Scores:
-        semantic = self.pooled.get(pool, self.semantic)
-        if semantic is not None and body_weight > 0.0 and self.body is not None \
-                and self.has_body is not None:
-            semantic = mix_bodies(semantic, self.body, self.has_body[None, :], body_weight)
-        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
-
-    def body_weights(self) -> tuple[float, ...]:
-        """The body weights the grid tries: none without body vectors."""
-        return (0.0, *BODY_WEIGHTS) if self.body is not None else (0.0,)
-
-
-def _fold(prompt: str, folds: int) -> int:
-    digest = hashlib.sha256(prompt.encode("utf-8")).digest()
-    return int.from_bytes(digest[:4], "big") % folds
-
-
-def _fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], classes: int,
-                    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Multinomial logistic regression over embeddings; one row per class index."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
-    model.fit(vectors, owners)
-    weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
-    bias = np.full(classes, -1e4, dtype=np.float32)
-    seen = np.asarray(model.classes_, dtype=np.int64)
-    if seen.size == 2:
-        # scikit-learn keeps one row for two classes: split it into two opposite logits.
-        weights[seen[1]] = model.coef_[0] / 2
-        weights[seen[0]] = -model.coef_[0] / 2
-        bias[seen[1]] = model.intercept_[0] / 2
-        bias[seen[0]] = -model.intercept_[0] / 2
-    else:
-        weights[seen] = model.coef_
-        bias[seen] = model.intercept_
-    return weights, bias
-
-
-def _probabilities(vectors: NDArray[np.float32], weights: NDArray[np.float32],
-                   bias: NDArray[np.float32], documents: int) -> NDArray[np.float64]:
-    """Each document's probability (a "no document" class past them takes its share)."""
-    logits = (vectors @ weights.T + bias).astype(np.float64)
-    logits -= logits.max(axis=1, keepdims=True)
-    np.exp(logits, out=logits)
-    logits /= logits.sum(axis=1, keepdims=True)
-    return logits[:, :documents]
-
-
-def score(index: Index, labelled: Labelled, learn: bool = False,
-          progress: Progress | None = None) -> tuple[Scores, LearnedArrays | None]:
-    """Score every prompt once; with ``learn``, cross-fit and return what to keep."""
-    if progress:
-        progress(f"scoring {len(labelled.prompts)} prompts")
-    lexical, vectors = index.score_many(labelled.prompts)
-    body, has_body = _body_scores(index, vectors)
-    if vectors is None:
-        if learn:
-            raise InputError("--learn needs the embedding model: the index has no embeddings "
-                             "or the model could not load")
-        return Scores(lexical, None), None
-    base_sims = (vectors @ np.asarray(index.embeddings, dtype=np.float32).T).astype(np.float64)
-    base_starts = np.asarray(index._starts, dtype=np.int64)
-    if not learn:
-        pooled = {pool: pool_similarities(base_sims, base_starts, pool).astype(np.float64)
-                  for pool in POOLS}
-        return Scores(lexical, pooled["max"], None, pooled, body, has_body), None
-    position = {name: i for i, name in enumerate(index.names)}
-    rows: list[int] = []
-    owners: list[int] = []
-    for row, names in enumerate(labelled.expected):
-        for name in sorted(names):
-            if name in position:
-                rows.append(row)
-                owners.append(position[name])
-    if not rows:
-        raise InputError("--learn needs labelled positives that name documents of the index")
-    assert index.embeddings is not None
-    documents = len(index.names)
-    learned_vectors = vectors[rows]
-    learned_owner = np.asarray(owners, dtype=np.int64)
-    prompt_fold = np.array([_fold(p, FOLDS) for p in labelled.prompts])
-    surface_fold = prompt_fold[rows]
-    # Each prompt meets only other folds' positives as learned surfaces: the nearest one per
-    # document for "max", and their sum and count for "mean".
-    sims = (vectors @ learned_vectors.T).astype(np.float64)
-    same_fold = prompt_fold[:, None] == surface_fold[None, :]
-    owner_matrix = np.zeros((learned_owner.size, documents))
-    owner_matrix[np.arange(learned_owner.size), learned_owner] = 1.0
-    learned_sum = np.where(same_fold, 0.0, sims) @ owner_matrix
-    fold_counts = np.zeros((FOLDS, documents))
-    np.add.at(fold_counts, (surface_fold, learned_owner), 1.0)
-    learned_count = fold_counts.sum(axis=0)[None, :] - fold_counts[prompt_fold]
-    sims[same_fold] = -1.0
-    learned_best = np.full((len(labelled.prompts), documents), -1.0)
-    for document in np.unique(learned_owner):
-        learned_best[:, document] = sims[:, learned_owner == document].max(axis=1)
-    base_best = np.maximum.reduceat(base_sims, base_starts, axis=1)
-    base_count = np.diff(np.append(base_starts, base_sims.shape[1])).astype(np.float64)
-    best = np.maximum(base_best, learned_best)
-    mean = (np.add.reduceat(base_sims, base_starts, axis=1) + learned_sum) / (
-        base_count[None, :] + learned_count)
-    pooled = {"max": best, "mean": mean, "max_mean": (best + mean) / 2}
-    base_vectors = np.asarray(index.embeddings, dtype=np.float32)
-    base_owner = np.asarray(index.surface_doc, dtype=np.int64)
-    # The negatives train a "no document" class (index ``documents``), cross-fitted alike.
-    negative_rows = np.array([r for r, names in enumerate(labelled.expected) if not names],
-                             dtype=np.int64)
-    abstain = negative_rows.size > 0
-    classes = documents + (1 if abstain else 0)
-    base_vectors = np.vstack([base_vectors, vectors[negative_rows]]) if abstain else base_vectors
-    base_owner = np.concatenate([base_owner, np.full(negative_rows.size, documents)])
-    base_fold = np.concatenate([np.full(index.embeddings.shape[0], -1),
-                                prompt_fold[negative_rows]])
-    probabilities = np.zeros((len(labelled.prompts), documents), dtype=np.float64)
-    for fold in range(FOLDS):
-        held = prompt_fold == fold
-        if not held.any():
-            continue
-        if progress:
-            progress(f"learning: classifier for fold {fold + 1} of {FOLDS}")
-        keep = surface_fold != fold
-        base_keep = base_fold != fold
-        weights, bias = _fit_classifier(
-            np.vstack([base_vectors[base_keep], learned_vectors[keep]]),
-            np.concatenate([base_owner[base_keep], learned_owner[keep]]), classes)
-        probabilities[held] = _probabilities(vectors[held], weights, bias, documents)
-    if progress:
-        progress("learning: classifier on every positive")
-    weights, bias = _fit_classifier(np.vstack([base_vectors, learned_vectors]),
-                                    np.concatenate([base_owner, learned_owner]), classes)
-    learned = LearnedArrays(
-        vectors=np.ascontiguousarray(learned_vectors, dtype=np.float32),
-        names=[index.names[o] for o in owners],
-        texts=[labelled.prompts[r] for r in rows],
-        classifier_weights=weights,
-        classifier_bias=bias,
-        classifier_names=list(index.names),
-        abstain_class=abstain,
-    )
-    return Scores(lexical, pooled["max"], probabilities, pooled, body, has_body), learned
-
-
-def _body_scores(index: Index, vectors: NDArray[np.float32] | None
-                 ) -> tuple[NDArray[np.float64] | None, NDArray[np.bool_] | None]:
-    """Each prompt's mean passage similarity per document, when the index has bodies."""
-    if vectors is None or index.body_vectors is None or index.body_present is None:
-        return None, None
-    body = (vectors @ np.asarray(index.body_vectors, dtype=np.float32).T).astype(np.float64)
-    return body, index.body_present
 
 
 @dataclass
@@ -293,7 +79,7 @@ class Calibration:
     notes: list[str] = field(default_factory=list)
 
 
-def _expected_matrix(index_names: Sequence[str], labelled: Labelled) -> NDArray[np.bool_]:
+def expected_matrix(index_names: Sequence[str], labelled: Labelled) -> NDArray[np.bool_]:
     position = {name: i for i, name in enumerate(index_names)}
     matrix = np.zeros((len(labelled.prompts), len(index_names)), dtype=bool)
     for row, names in enumerate(labelled.expected):
@@ -301,45 +87,6 @@ def _expected_matrix(index_names: Sequence[str], labelled: Labelled) -> NDArray[
             if name in position:
                 matrix[row, position[name]] = True
     return matrix
-
-
-def _fit_confidence(features: NDArray[np.float64], correct: NDArray[np.bool_]
-                    ) -> tuple[float, ...] | None:
-    """Logistic model of "the top route is right", in raw-feature weights (plain math later)."""
-    if correct.all() or not correct.any():
-        return None
-    mean = features.mean(axis=0)
-    scale = features.std(axis=0)
-    usable = scale > 1e-9
-    standard = np.zeros_like(features)
-    standard[:, usable] = (features[:, usable] - mean[usable]) / scale[usable]
-    fitted = _logistic_fit(standard, correct.astype(np.float64))
-    coef = np.zeros(features.shape[1])
-    coef[usable] = fitted[1:][usable] / scale[usable]
-    intercept = float(fitted[0]) - float(np.dot(coef, mean))
-    return (round(intercept, 6), *(round(float(c), 6) for c in coef))
-
-
-def _logistic_fit(x: NDArray[np.float64], y: NDArray[np.float64], penalty: float = 1.0,
-                  iterations: int = 50) -> NDArray[np.float64]:
-    """L2-penalised logistic regression by Newton's method: intercept first, then weights.
-
-    A handful of standardised features needs no solver library, and this runs once per
-    grid row, so it has to take milliseconds.
-    """
-    design = np.hstack([np.ones((x.shape[0], 1)), x])
-    weights = np.zeros(design.shape[1])
-    ridge = np.full(design.shape[1], penalty)
-    ridge[0] = 0.0
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-np.clip(design @ weights, -30, 30)))
-        gradient = design.T @ (p - y) + ridge * weights
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(ridge + 1e-9)
-        step = np.linalg.solve(hessian, gradient)
-        weights -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return weights
 
 
 def _thresholds(confidence: NDArray[np.float64], negative: NDArray[np.bool_]) -> list[float | None]:
@@ -352,13 +99,7 @@ def _thresholds(confidence: NDArray[np.float64], negative: NDArray[np.bool_]) ->
     return values
 
 
-def _f1(precision: float | None, recall: float | None) -> float:
-    if not precision or not recall:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
-
-
-def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
+def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
                   max_fa: float, learnable_confidence: bool) -> tuple[Outcome, int]:
     """The best inner setting (threshold, second-route rule, top k) of one grid row."""
     n, _ = expected.shape
@@ -372,13 +113,11 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
     positive = np.asarray(expected.any(axis=1), dtype=bool)
     negative = ~positive
     labels = int(expected.sum())
-    weights = (_fit_confidence(many.features[has1], correct1[has1])
+    weights = (fit_confidence(many.features[has1], correct1[has1])
                if learnable_confidence else None)
     confidence = np.zeros(n)
     if weights is not None:
-        z = np.asarray(weights[0] + many.features[:, : len(weights) - 1] @ np.asarray(weights[1:]),
-                       dtype=np.float64)
-        confidence = np.where(z < -60, 0.0, 1.0 / (1.0 + np.exp(-np.clip(z, -60, 60))))
+        confidence = logistic_many(weights, many.features)
     thresholds = _thresholds(confidence[has1], negative[has1]) if weights is not None else [None]
     # One column per threshold: which prompts route at all. Every figure is then a sum over
     # prompts, so all thresholds are evaluated by one matrix product per second-route rule.
@@ -415,7 +154,7 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
                 evaluated += 1
                 routes = int(all_routes[column])
                 correct = int(all_correct[column])
-                f1 = _f1(correct / routes if routes else None,
+                f1 = f1_score(correct / routes if routes else None,
                          correct / labels if labels else None)
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
                 key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), -routes, -fa)
@@ -436,7 +175,7 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
         "top1": float((routed1 & correct1).sum()) / positives if positives else None,
         "recall": recall,
         "precision": precision,
-        "f1": _f1(precision, recall),
+        "f1": f1_score(precision, recall),
         "silent_rate": float((positive & ~routed1).sum()) / positives if positives else None,
         "routes_per_prompt": routes / n,
     }
@@ -447,7 +186,7 @@ def _evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.boo
     return Outcome(point, metrics, routes, best_key[0]), evaluated
 
 
-def _better(a: Outcome, b: Outcome | None) -> bool:
+def better(a: Outcome, b: Outcome | None) -> bool:
     """Is ``a`` preferred to ``b`` by the rule (gate first, then F1, then fewer routes)?"""
     if b is None:
         return True
@@ -461,38 +200,6 @@ def _better(a: Outcome, b: Outcome | None) -> bool:
     fa_a = a.metrics["false_alarm_rate"] or 0.0
     fa_b = b.metrics["false_alarm_rate"] or 0.0
     return fa_a < fa_b
-
-
-def fusion_weights(scores: Scores, expected: NDArray[np.bool_]) -> tuple[float, float, float]:
-    """Learn (lexical, semantic, learned) weights from each positive's top candidates."""
-    from sklearn.linear_model import LogisticRegression
-
-    signals = [scores.lexical]
-    if scores.semantic is not None:
-        signals.append(scores.semantic)
-    if scores.learned is not None:
-        signals.append(scores.learned)
-    stacked = np.stack(signals, axis=2)
-    positive = np.flatnonzero(expected.any(axis=1))
-    if positive.size == 0:
-        return 1.0, 1.0, 0.0
-    ranking = stacked[positive].sum(axis=2)
-    candidates = np.argsort(-ranking, axis=1)[:, :10]
-    rows = np.repeat(positive, candidates.shape[1])
-    columns = candidates.ravel()
-    x = stacked[rows, columns]
-    y = expected[rows, columns]
-    if y.all() or not y.any():
-        return 1.0, 1.0, 0.0
-    model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y.astype(int))
-    coef = np.maximum(model.coef_[0], 0.0)
-    if coef.sum() <= 0:
-        return 1.0, 1.0, 0.0
-    coef = coef / coef.sum()
-    values = [float(round(c, 4)) for c in coef] + [0.0] * (3 - coef.size)
-    if scores.semantic is None:
-        values = [values[0], 0.0, 0.0]
-    return values[0], values[1], values[2]
 
 
 def fusions(scores: Scores, expected: NDArray[np.bool_], base: OperatingPoint
@@ -522,7 +229,7 @@ def calibrate(
     start = base or OperatingPoint()
     start = start.with_params(min_confidence=None, confidence_weights=None, second_ratio=0.0,
                               second_learned_floor=0.0)
-    expected = _expected_matrix(index_names, labelled)
+    expected = expected_matrix(index_names, labelled)
     notes = []
     if labelled.negatives == 0:
         notes.append("no negatives (expected: []) in the labelled set: the false-alarm rate is "
@@ -542,11 +249,11 @@ def calibrate(
                 point = fusion.with_params(lexical_floor=float(lexical_floor),
                                            semantic_floor=float(semantic_floor))
                 # Routing ignores the confidence model without embeddings (lexical-only).
-                best, count = _evaluate_row(point, pooled, expected, max_fa,
+                best, count = evaluate_row(point, pooled, expected, max_fa,
                                             confidence and scores.semantic is not None)
                 evaluated += count
                 rows.append(best)
-                if best.passes_gate and _better(best, winner):
+                if best.passes_gate and better(best, winner):
                     winner = best
     relaxed = "" if max_fa == 0 else f" (relaxed by --max-fa to {max_fa:g})"
     return Calibration(rows, winner, RULE.format(relaxed=relaxed), max_fa, labelled.negatives,

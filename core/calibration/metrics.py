@@ -16,6 +16,13 @@ from typing import Any
 from gov.core.errors import InputError
 
 
+def f1_score(precision: float | None, recall: float | None) -> float:
+    """The harmonic mean of precision and recall; 0 where either is 0 or unmeasured."""
+    if not precision or not recall:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
 @dataclass(frozen=True)
 class Row:
     """One labelled prompt and what it routed to, in rank order."""
@@ -85,12 +92,7 @@ class Tally:
         recall = rate(self.found, self.expected_labels)
         # Precision over all rows: a route on a negative is a wrong route too.
         precision = rate(self.correct_routes, self.routed)
-        if recall is None:
-            f1: float | None = None
-        elif precision is None or precision + recall == 0.0:
-            f1 = 0.0
-        else:
-            f1 = 2 * precision * recall / (precision + recall)
+        f1 = None if recall is None else f1_score(precision, recall)
         out: dict[str, float | int | None] = {
             "rows": self.rows,
             "positives": self.positives,
@@ -200,3 +202,25 @@ def evaluate(rows: Iterable[Row], known_names: Sequence[str] | None = None,
     if known_names is not None:
         report.unknown_names = sorted(wanted.difference(known_names))
     return report
+
+
+def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
+                   known_names: Sequence[str] | None = None) -> Report:
+    """``gov eval``: tally the routed, labelled JSONL rows of ``lines`` (``shown`` names the
+    source in errors); route-error rows are counted apart, never scored."""
+    from gov.core.jsonl import read_lines
+
+    rows = []
+    errors = 0
+    for line in read_lines(lines):
+        where = f"{shown} line {line.number}"
+        if line.error is not None:
+            raise InputError(f"{where}: {line.error}")
+        row = parse_row(line.value, where)
+        if row is None:
+            errors += 1
+        else:
+            rows.append(row)
+    if not rows:
+        raise InputError(f"{shown}: no routed rows to evaluate")
+    return evaluate(rows, known_names, errors)

@@ -1,4 +1,4 @@
-"""Load a corpus: the routable documents found under one or more paths.
+"""Read a corpus: the routable documents found under one or more paths.
 
 A document is delivered whole, so the corpus keeps each document's full text beside its
 routing surface (trigger line and example prompts). Per-file problems are warnings that
@@ -8,88 +8,23 @@ sources.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
+from gov.core.corpus.document import Corpus, Document, FileStamp
 from gov.core.corpus.markdown import ParseProblem, parse_markdown
 from gov.core.errors import CorpusError
 
-RETIRED_STATUSES = frozenset({"retired", "draft", "superseded", "deprecated", "withdrawn"})
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".gov", "node_modules", "__pycache__", ".venv"})
 MAX_DOCUMENT_BYTES = int(os.environ.get("GOV_MAX_DOCUMENT_BYTES", 4 * 1024 * 1024))
 MAX_NAME_LENGTH = 200
-PARSER_VERSION = 1
 
 Warn = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Document:
-    """One governing document: its routing surface and its whole text."""
-
-    name: str
-    trigger: str
-    examples: tuple[str, ...] = ()
-    text: str = ""
-    family: str | None = None
-    depends_on: tuple[str, ...] = ()
-    source: str = ""
-    status: str | None = None
-    kind: str = "markdown"
-
-    @property
-    def routable(self) -> bool:
-        return self.status not in RETIRED_STATUSES
-
-    @property
-    def content_hash(self) -> str:
-        """A hash of everything about the document that routing or delivery depends on."""
-        payload = orjson.dumps(
-            [self.name, self.trigger, list(self.examples), self.text, self.family,
-             list(self.depends_on), self.status],
-        )
-        return hashlib.sha256(payload).hexdigest()
-
-
-@dataclass(frozen=True)
-class FileStamp:
-    """What a corpus file looked like when it was read, to notice a stale index cheaply."""
-
-    path: str
-    size: int
-    mtime_ns: int
-
-
-@dataclass
-class Corpus:
-    """Routable documents (in a stable order), the ones left out, and the files read."""
-
-    documents: list[Document]
-    retired: list[Document] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    roots: list[str] = field(default_factory=list)
-    stamps: list[FileStamp] = field(default_factory=list)
-
-    @property
-    def names(self) -> list[str]:
-        return [doc.name for doc in self.documents]
-
-    @property
-    def fingerprint(self) -> str:
-        """Identifies the routable content: equal fingerprints route identically."""
-        digest = hashlib.sha256(f"gov-corpus-v{PARSER_VERSION}".encode())
-        for doc in sorted(self.documents, key=lambda d: d.name):
-            digest.update(doc.content_hash.encode())
-        return digest.hexdigest()
 
 
 def _default_warn(message: str) -> None:

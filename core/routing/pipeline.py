@@ -1,27 +1,51 @@
-"""Route a batch of rows: the one entry point every engine shares.
+"""Route a stream of rows: the one path every batch engine shares.
 
 ``gov route`` on stdin, the Ray Data actor pool and any other engine (Spark, Dask, a
-queue worker) call :func:`route_rows` with rows as dicts and get back exactly the rows
-``gov route`` writes: the input's fields passed through, plus ``routes``, ``confidence``
-and, when the model could not load, ``degraded``. A row that cannot be routed becomes an
-``{"error": {"line", "message"}}`` row at its position, never an exception, so a shard
-keeps "one output row per input row" and a caller can re-join outputs to inputs by
-position. :func:`route_jsonl` does the same from raw JSONL lines, parsing them exactly
-as the command does (line numbers, byte-order mark, blank lines).
+queue worker) route rows through :func:`stream`, batched for one embedding call per
+batch, and write :meth:`~gov.core.routing.answer.RouteAnswer.row` for each: the input's
+fields passed through, plus ``routes``, ``confidence`` and, when the model could not
+load, ``degraded``. A row that cannot be routed becomes an ``{"error": {"line",
+"message"}}`` row at its position, never an exception, so a shard keeps "one output row
+per input row" and a caller can re-join outputs to inputs by position.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gov.core.routing.answer import RouteAnswer, error_row
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Index
-    from gov.core.routing.select import RouteResult
+    from gov.core.routing.router import Router
 
-GOV_KEYS = ("routes", "degraded", "confidence", "error")
 DEFAULT_BATCH_SIZE = 32
+
+
+class Item(NamedTuple):
+    """One input row: its line number, its decoded value, and why it cannot be routed
+    (``None`` when it can)."""
+
+    line: int
+    value: Any
+    problem: str | None
+
+
+class Routed(NamedTuple):
+    """One output: the input item, its answer (``None`` for an item with a problem), and
+    when routing its batch began (a ``time.perf_counter`` reading, for latency figures)."""
+
+    item: Item
+    answer: RouteAnswer | None
+    started: float
+
+    def row(self) -> dict[str, Any]:
+        """What ``gov route`` writes for this item."""
+        if self.answer is None:
+            return error_row(self.item.line, self.item.problem or "cannot route this row")
+        return self.answer.row(self.item.value)
 
 
 def row_problem(row: Any) -> str | None:
@@ -33,47 +57,77 @@ def row_problem(row: Any) -> str | None:
     return None
 
 
-def output_row(record: dict[str, Any], result: RouteResult) -> dict[str, Any]:
-    """The routed row: ``record`` without gov's own keys, then gov's answer."""
-    out = {key: value for key, value in record.items() if key not in GOV_KEYS}
-    out["routes"] = [route.to_json() for route in result.routes]
-    if result.degraded:
-        out["degraded"] = result.degraded
-    if result.confidence is not None:
-        out["confidence"] = round(result.confidence, 4)
-    return out
+def stream(router: Router, items: Iterable[Item], *, batch_size: int = DEFAULT_BATCH_SIZE,
+           ) -> Iterator[Routed]:
+    """Route ``items`` in order, ``batch_size`` prompts per embedding call; the adapter
+    records telemetry (the router does not)."""
+    step = max(1, batch_size)
+    batch: list[Item] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= step:
+            yield from _route(router, batch)
+            batch = []
+    if batch:
+        yield from _route(router, batch)
 
 
-def error_row(line: int, message: str) -> dict[str, Any]:
-    return {"error": {"line": line, "message": message}}
+def _route(router: Router, batch: Sequence[Item]) -> list[Routed]:
+    started = time.perf_counter()
+    prompts = [item.value["prompt"] for item in batch if item.problem is None]
+    answers = iter(router.route_many(prompts, record=False) if prompts else ())
+    return [Routed(item, next(answers) if item.problem is None else None, started)
+            for item in batch]
 
 
-def route_rows(index: Index, rows: Sequence[Any], *, lines: Sequence[int] | None = None,
+def parse_jsonl(raw_lines: Iterable[bytes], first_line: int = 1) -> Iterator[Item]:
+    """One item per non-blank JSONL line, as ``gov route`` reads stdin."""
+    from gov.core.jsonl import BOM, decode_line
+
+    for number, raw in enumerate(raw_lines, start=first_line):
+        stripped = raw.rstrip(b"\r\n")
+        if number == 1 and stripped.startswith(BOM):
+            stripped = stripped[len(BOM) :]
+        if not stripped.strip():
+            continue
+        line = decode_line(stripped, number)
+        if line.error is not None:
+            yield Item(number, None, line.error)
+        else:
+            yield Item(number, line.value, row_problem(line.value))
+
+
+def parse_text(raw_lines: Iterable[bytes]) -> Iterator[Item]:
+    """One item per non-blank plain-text line (``gov route --text``)."""
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as exc:
+            yield Item(number, None, f"line is not valid UTF-8 (byte {exc.start})")
+            continue
+        if line.strip():
+            yield Item(number, {"prompt": line}, None)
+
+
+def route_rows(router: Router, rows: Sequence[Any], *, lines: Sequence[int] | None = None,
                batch_size: int = DEFAULT_BATCH_SIZE) -> list[dict[str, Any]]:
     """Route ``rows`` (dicts with a ``prompt``; other fields pass through), in order.
 
-    ``lines`` numbers the rows for error rows (default: 1, 2, ...); prompts are embedded
-    ``batch_size`` at a time.
+    ``lines`` numbers the rows for error rows (default: 1, 2, ...).
     """
     numbers = list(lines) if lines is not None else list(range(1, len(rows) + 1))
     if len(numbers) != len(rows):
         raise ValueError(f"{len(rows)} rows but {len(numbers)} line numbers")
-    return _route(index, rows, [row_problem(row) for row in rows], numbers, batch_size)
+    items = (Item(number, row, row_problem(row)) for number, row in zip(numbers, rows,
+                                                                        strict=True))
+    return [routed.row() for routed in stream(router, items, batch_size=batch_size)]
 
 
-def _route(index: Index, rows: Sequence[Any], problems: Sequence[str | None],
-           numbers: Sequence[int], batch_size: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    step = max(1, batch_size)
-    for start in range(0, len(rows), step):
-        chunk = range(start, min(start + step, len(rows)))
-        prompts = [rows[i]["prompt"] for i in chunk if problems[i] is None]
-        results = iter(index.route_many(prompts) if prompts else ())
-        for i in chunk:
-            problem = problems[i]
-            out.append(output_row(rows[i], next(results)) if problem is None
-                       else error_row(numbers[i], problem))
-    return out
+def route_jsonl(router: Router, raw_lines: Iterable[bytes], *, first_line: int = 1,
+                batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[dict[str, Any]]:
+    """Route raw JSONL lines (numbered from ``first_line``), one output row per record."""
+    for routed in stream(router, parse_jsonl(raw_lines, first_line), batch_size=batch_size):
+        yield routed.row()
 
 
 @dataclass
@@ -90,40 +144,3 @@ class BatchCounts:
             self.errors += 1
         elif not row.get("routes"):
             self.abstained += 1
-
-
-def parse_jsonl(raw_lines: Iterable[bytes], first_line: int = 1
-                ) -> Iterator[tuple[int, Any, str | None]]:
-    """``(line number, value, problem)`` per non-blank line, as ``gov route`` reads stdin."""
-    from gov.core.jsonl import BOM, decode_line
-
-    for number, raw in enumerate(raw_lines, start=first_line):
-        stripped = raw.rstrip(b"\r\n")
-        if number == 1 and stripped.startswith(BOM):
-            stripped = stripped[len(BOM) :]
-        if not stripped.strip():
-            continue
-        line = decode_line(stripped, number)
-        if line.error is not None:
-            yield number, None, line.error
-        else:
-            yield number, line.value, row_problem(line.value)
-
-
-def route_jsonl(index: Index, raw_lines: Iterable[bytes], *, first_line: int = 1,
-                batch_size: int = DEFAULT_BATCH_SIZE) -> Iterator[dict[str, Any]]:
-    """Route raw JSONL lines (numbered from ``first_line``), one output row per record."""
-    pending: list[tuple[int, Any, str | None]] = []
-    for item in parse_jsonl(raw_lines, first_line):
-        pending.append(item)
-        if len(pending) >= batch_size:
-            yield from _route_parsed(index, pending, batch_size)
-            pending = []
-    if pending:
-        yield from _route_parsed(index, pending, batch_size)
-
-
-def _route_parsed(index: Index, items: list[tuple[int, Any, str | None]], batch_size: int
-                  ) -> list[dict[str, Any]]:
-    return _route(index, [value for _n, value, _p in items], [p for _n, _v, p in items],
-                  [n for n, _v, _p in items], batch_size)

@@ -13,12 +13,15 @@ import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from gov.core.atomic import write_bytes_atomic
 from gov.core.errors import OperatingPointError
+
+if TYPE_CHECKING:
+    from gov.core.scoring.learned import LearnedArrays
 
 FILE_FORMAT = 1
 
@@ -71,8 +74,10 @@ class OperatingPoint:
     )
 
     def params(self) -> dict[str, Any]:
+        """The parameters as JSON values (a tuple of weights becomes a list)."""
         data = asdict(self)
-        return {name: data[name] for name in self.PARAMETERS}
+        return {name: list(data[name]) if isinstance(data[name], tuple) else data[name]
+                for name in self.PARAMETERS}
 
     @property
     def id(self) -> str:
@@ -253,6 +258,14 @@ def default_operating_point(bodies: bool = False) -> OperatingPoint:
     return replace(point, source="default-bodies" if bodies else "default")
 
 
+def stored_or_default(stored: dict[str, Any] | None, where: str) -> OperatingPoint:
+    """The point an index routes with when none is given: the one it stores (its JSON),
+    else the shipped default."""
+    if stored:
+        return from_json(stored, f"{where} (stored operating point)")
+    return default_operating_point()
+
+
 def check_model(point: OperatingPoint, model_id: str, where: str) -> None:
     """Refuse a point measured under another embedding model."""
     if point.model_id is not None and point.model_id != model_id:
@@ -260,3 +273,13 @@ def check_model(point: OperatingPoint, model_id: str, where: str) -> None:
             f"{where}: operating point was measured with model {point.model_id!r}, "
             f"the index uses {model_id!r}; recalibrate with: gov calibrate"
         )
+
+
+def point_learned(point: OperatingPoint, dim: int | None) -> LearnedArrays | None:
+    """The learned arrays of a point read from a file (``None`` when it has none)."""
+    from gov.core.scoring.learned import load_learned
+
+    path = point.learned_path()
+    if path is None or point.learned is None:
+        return None
+    return load_learned(path, point.learned, dim)

@@ -115,8 +115,10 @@ def load_learned(path: Path, info: dict[str, Any], dim: int | None = None) -> Le
     return from_arrays(arrays, info, str(path), dim)
 
 
-def softmax_rows(logits: NDArray[np.float32]) -> NDArray[np.float32]:
-    shifted = logits - logits.max(axis=1, keepdims=True)
+def softmax_rows(logits: NDArray[Any]) -> NDArray[Any]:
+    """Each row's softmax, in the logits' own precision (float32 to route, float64 to
+    calibrate); the one softmax routing and calibration share."""
+    shifted: NDArray[Any] = logits - logits.max(axis=1, keepdims=True)
     np.exp(shifted, out=shifted)
     shifted /= shifted.sum(axis=1, keepdims=True)
-    return np.asarray(shifted, dtype=np.float32)
+    return shifted

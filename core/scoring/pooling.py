@@ -51,13 +51,22 @@ class SurfaceGroups:
             out[..., docs] = np.maximum(out[..., docs], scores[..., columns])
         return out
 
+    def total(self, scores: NDArray[Any]) -> NDArray[np.float64]:
+        """Each document's summed surface score, in float64; ``scores`` is 1-d or 2-d."""
+        if scores.ndim == 1:
+            return np.bincount(self.owner, weights=scores, minlength=self.starts.size
+                               ).astype(np.float64, copy=False)
+        out = np.empty((scores.shape[0], self.starts.size), dtype=np.float64)
+        for row in range(scores.shape[0]):
+            out[row] = np.bincount(self.owner, weights=scores[row], minlength=self.starts.size)
+        return out
+
     def mean(self, scores: NDArray[Any], dtype: Any = np.float64) -> NDArray[Any]:
         """Each document's mean surface score, summed in float64 and stored as ``dtype``
         one row at a time (a batch of 32 prompts at 100,000 documents makes no temporaries
         of the whole batch)."""
         if scores.ndim == 1:
-            return np.asarray(np.bincount(self.owner, weights=scores, minlength=self.starts.size)
-                              / self.counts, dtype=dtype)
+            return np.asarray(self.total(scores) / self.counts, dtype=dtype)
         out = np.empty((scores.shape[0], self.starts.size), dtype=dtype)
         for row in range(scores.shape[0]):
             out[row] = np.bincount(self.owner, weights=scores[row], minlength=self.starts.size

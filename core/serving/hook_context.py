@@ -8,7 +8,10 @@ whole document, and the degraded and divergence notices — and it stays within
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gov.core.routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
 MIN_PROMPT_CHARS = 12
@@ -31,30 +34,29 @@ def _shown_path(path: str, cwd: str | None) -> str:
     return path
 
 
-def render(answer: dict[str, Any], cwd: str | None = None) -> str:
+def render(answer: RouteAnswer, cwd: str | None = None) -> str:
     """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8."""
-    routes = answer.get("routes") or []
-    sources: dict[str, str] = answer.get("sources") or {}
+    routes = answer.routes
+    sources = answer.sources
     notices: list[str] = []
-    if answer.get("degraded"):
+    if answer.degraded:
         notices.append("Routing used words only (the embedding model was unavailable), so "
                        "these matches are weaker than usual.")
-    for reason in answer.get("notices") or []:
+    for reason in answer.notices:
         notices.append(f"Routing may be off for this corpus: {reason}.")
     for evidence_limit, path_limit, notice_limit in ((160, 160, 240), (90, 100, 160),
                                                      (50, 60, 100), (0, 0, 60), (0, 0, 0)):
         items = []
         for route in routes:
-            name = route["name"]
-            item = f"{name}"
-            if evidence_limit and route.get("why"):
-                item += f" (matched {_clip(route['why'], evidence_limit)})"
+            item = route.name
+            if evidence_limit and route.why:
+                item += f" (matched {_clip(route.why, evidence_limit)})"
             items.append(item)
         how = []
         for route in routes:
-            path = sources.get(route["name"])
+            path = sources.get(route.name)
             if path and path_limit:
-                how.append(f"{route['name']}: {_clip(_shown_path(path, cwd), path_limit)}")
+                how.append(f"{route.name}: {_clip(_shown_path(path, cwd), path_limit)}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
             "Read each one in full before acting: run `gov show NAME`"

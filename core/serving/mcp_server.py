@@ -33,7 +33,7 @@ from gov.core.encode.bundle import DEFAULT_MODEL_ID
 from gov.core.errors import GovError, InputError
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Index
+    from gov.core.routing.router import Router as Index
 
 SERVER_NAME = "gov"
 MAX_ROUTES = 2
@@ -148,17 +148,13 @@ class PolicyTools:
     def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
         """Route one prompt; one telemetry event, timed from ``received``."""
         with telemetry.attempt("mcp", start=received) as attempt:
-            result = self.index.route(prompt, record=False)  # this event is the adapter's
-            routes = [route for route in result.routes if route.dependency_of is None]
-            routes = routes[:MAX_ROUTES]
-            attempt.result([route.name for route in routes], route_ms=self.index.route_ms,
-                           degraded=result.degraded, corpus_size=len(self._names),
-                           index_fingerprint=self.index.fingerprint,
-                           operating_point_id=getattr(self.index.operating_point, "id", None),
-                           known=self._names)
+            answer = self.index.route(prompt, record=False)  # this event is the adapter's
+            routes = answer.chosen[:MAX_ROUTES]
+            answer.routes = routes
+            attempt.answered(answer)
             return RoutePoliciesOut(
                 routes=[RouteOut(name=r.name, score=round(r.score, 6), why=r.why) for r in routes],
-                degraded=result.degraded is not None,
+                degraded=answer.degraded is not None,
             )
 
     def get_policy(self, name: str) -> PolicyOut:

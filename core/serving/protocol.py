@@ -133,8 +133,8 @@ def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
         # -P keeps the working folder off sys.path and cwd is our own 0700 folder: the hook
         # runs in whatever repository the agent opened, and a planted gov/ there must not run.
         subprocess.Popen(
-            [sys.executable, "-P", "-m", "gov.cli.entry", "serve", "--idle-timeout",
-             str(idle_seconds), "-q"],
+            [sys.executable, "-P", "-m", "gov.core.serving.server", "--idle-timeout",
+             str(idle_seconds)],
             cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
         )

@@ -86,14 +86,14 @@ class ShardRouter:
             from threadpoolctl import threadpool_limits
 
             self._blas = threadpool_limits(limits=blas_threads, user_api="blas")
+        from gov.core.routing.indexes import load_index
         from gov.core.routing.point import load_operating_point
-        from gov.core.routing.router import load_index
 
         point = load_operating_point(operating_point) if operating_point else None
         self.index = load_index(index_path, operating_point=point, lexical_only=lexical_only)
         if threads and self.index.degraded is None:
             pin_encoder(self.index, threads)
-        self.index.embed(["warm up"])  # load the model now, so its cost is measured here
+        self.index.scorer.embed(["warm up"])  # load the model now, so its cost is measured here
         self.load_seconds = time.perf_counter() - started
         self.reported = False
         self.input_path = input_path

@@ -62,12 +62,12 @@ class ServerState:
             cached = self.indexes.get(key)
             if cached is not None and cached[0] == signature:
                 return cached[1]
+            from gov.core.routing.indexes import load_index
             from gov.core.routing.point import load_operating_point
-            from gov.core.routing.router import load_index
 
             loaded = load_index(path, verify=True,
                                 operating_point=load_operating_point(point) if point else None)
-            loaded.encoder()  # warm the model before the index is visible
+            loaded.warm()  # load the model before the index is visible
             self.indexes[key] = (signature, loaded)
             return loaded
 
@@ -83,11 +83,9 @@ class ServerState:
                 return {"ok": False, "error": "route needs an absolute 'index' path and a 'prompt'"}
             if point is not None and (not isinstance(point, str) or not os.path.isabs(point)):
                 return {"ok": False, "error": "'operating_point' must be an absolute path"}
-            from gov.core.routing.answer import answer
-
             loaded = self.index(path, point)
             with self.route_lock:
-                return answer(loaded, prompt)
+                return loaded.route(prompt, record=False).to_wire()  # type: ignore[no-any-return]
         return {"ok": False, "error": f"unknown op {op!r}"}
 
 
@@ -189,4 +187,23 @@ def stop() -> bool:
     return request({"op": "stop"}, timeout=2.0) is not None
 
 
-__all__ = ["RuntimeDirError", "serve", "status", "stop"]
+def main(argv: list[str] | None = None) -> int:
+    """``python -P -m gov.core.serving.server [--idle-timeout SECONDS]``: what the hook
+    starts on demand (never through ``gov.cli``, so the library never spawns the CLI)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m gov.core.serving.server")
+    parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_SECONDS)
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return serve(idle_seconds=args.idle_timeout)
+    except GovError as exc:
+        sys.stderr.write(f"gov serve: {exc}\n")
+        return exc.exit_code
+
+
+__all__ = ["RuntimeDirError", "main", "serve", "status", "stop"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())

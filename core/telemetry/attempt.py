@@ -1,14 +1,14 @@
 """The adapter helper: one route attempt, timed, recorded as one event when it closes.
 
- Each adapter wraps one route attempt, from input to output written::
+Each adapter wraps one route attempt, from input to output written::
 
     from gov.core import telemetry
 
     with telemetry.attempt("cli", start=START) as t:    # START: perf_counter() at process start
         index = open_index(...)                          # a GovError here records "failed"
-        result = index.route(prompt, record=False)       # the adapter records, not the library
-        t.result_of(index, result)                       # or t.result(names, route_ms=..., ...)
-        write_output(result)                             # an error here records "render"
+        answer = index.route(prompt, record=False)       # the adapter records, not the library
+        t.answered(answer)                               # or t.result(names, route_ms=..., ...)
+        write_output(answer)                             # an error here records "render"
 
 On leaving the block the event is built and emitted: ``routed`` when ``names`` is not
 empty, ``abstained`` when it is, ``failed`` when the block raised (the failure class
@@ -116,24 +116,12 @@ class Attempt:
             "known": known,
         }
 
-    def result_of(self, index: Any, result: Any) -> None:
-        """:meth:`result` for an ``Index`` and the ``RouteResult`` it returned.
-
-        Read by attribute (``result.names``, ``result.degraded``, ``index.names``,
-        ``index.route_ms``, ``index.fingerprint``, ``index.operating_point.id``) so that
-        this module never imports the numeric stack. Names outside the index are withheld.
-        """
-        names = list(getattr(index, "names", None) or ())
-        point = getattr(index, "operating_point", None)
-        self.result(
-            result.names,
-            route_ms=getattr(index, "route_ms", None),
-            degraded=getattr(result, "degraded", None),
-            corpus_size=len(names),
-            index_fingerprint=getattr(index, "fingerprint", None),
-            operating_point_id=getattr(point, "id", None),
-            known=frozenset(names),
-        )
+    def answered(self, answer: Any) -> None:
+        """:meth:`result` for a :class:`~gov.core.routing.answer.RouteAnswer`: the one place
+        an event's fields come from an answer (read through ``answer.event_fields()``, so
+        this module never imports the router)."""
+        fields = dict(answer.event_fields())
+        self.result(fields.pop("routes"), **fields)
 
     def fail(self, failure: BaseException | str) -> None:
         """Mark the attempt failed, with a failure class or the exception that says it."""

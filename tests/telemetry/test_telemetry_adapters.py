@@ -76,7 +76,7 @@ def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
     _gov("hook", "claude-code", "--serve", "never", log=log, stdin=b"{not json: hunter2-canary")
     library = (
         "import sys\n"
-        "from gov.core.routing.router import load_index\n"
+        "from gov.core.routing.indexes import load_index\n"
         "from gov.core.serving.mcp_server import PolicyTools\n"
         "index = load_index(sys.argv[1], lexical_only=True)\n"
         "for prompt in sys.argv[2:]:\n"

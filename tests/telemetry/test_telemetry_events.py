@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 from gov.core import __version__, telemetry
@@ -218,13 +216,16 @@ def test_attempt_closes_once() -> None:
     assert len(sink.events) == 1
 
 
-def test_result_of_reads_an_index_and_its_result() -> None:
-    index = SimpleNamespace(names=["deployment", "on-call"], route_ms=4.25, fingerprint=FP,
-                            operating_point=SimpleNamespace(id=POINT))
-    result = SimpleNamespace(names=["on-call", "stranger"], degraded=None)
+def test_an_answer_gives_the_event_its_fields() -> None:
+    from gov.core.routing.answer import Route, RouteAnswer
+
+    answer = RouteAnswer([Route("on-call", 0.03, 0.2, 0.5, "words: pager"),
+                          Route("notes.md", 0.02, None, 0.4, "")],
+                         corpus_size=2, fingerprint=FP, operating_point_id=POINT, route_ms=4.25)
     t = telemetry.attempt("hook")
-    t.result_of(index, result)
+    t.answered(answer)
     event = _close(t)
+    # A name shaped like a file is withheld even when the router returned it.
     assert event["routes"] == ["on-call", WITHHELD]
     assert (event["route_ms"], event["corpus_size"], event["index_fingerprint"],
             event["operating_point_id"], event["degraded"]) == (4.25, 2, FP, POINT, False)

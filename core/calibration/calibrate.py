@@ -1,0 +1,90 @@
+"""``calibrate_index``: labelled prompts in, the operating point that routes them best out.
+
+Scores every labelled prompt once (:mod:`gov.core.calibration.scores`, cross-fitted when
+learning), searches the grid (:mod:`gov.core.calibration.grid`), and, when a point
+survives the gate, finishes it with its provenance and saves it (and what it learned,
+beside it). ``gov calibrate`` parses, calls this, and renders the result.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gov.core.calibration import grid
+from gov.core.calibration.labelled import Labelled
+from gov.core.calibration.scores import score
+from gov.core.errors import UsageError
+from gov.core.routing.point import OperatingPoint, save_operating_point
+from gov.core.scoring.learned import save_learned
+
+if TYPE_CHECKING:
+    from gov.core.routing.router import Router
+
+
+@dataclass
+class CalibrationRun:
+    """What ``calibrate_index`` found: the grid, the finished point (``None``: no point
+    survived the gate), where it was written, and how long each half took."""
+
+    result: grid.Calibration
+    point: OperatingPoint | None
+    written: list[Path]
+    unknown_names: list[str]
+    score_seconds: float
+    grid_seconds: float
+
+
+def calibrate_index(
+    router: Router,
+    labelled: Labelled,
+    *,
+    out: str | Path | None = None,
+    corpus_id: str | None = None,
+    max_fa: float = 0.0,
+    learn: bool = False,
+    lexical_floors: Sequence[float] = grid.LEXICAL_FLOORS,
+    semantic_floors: Sequence[float] = grid.SEMANTIC_FLOORS,
+    confidence: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> CalibrationRun:
+    """Choose the point for ``router``'s index from ``labelled``; write it to ``out``.
+
+    ``learn`` keeps the labelled positives as surfaces and a classifier, saved as
+    ``STEM.learned.npz`` beside ``out`` (so it needs ``out``).
+    """
+    if learn and out is None:
+        raise UsageError("learn=True needs out: what it learns is saved beside the point")
+    target = Path(out) if out is not None else None
+    known = set(router.names)
+    unknown = sorted({n for names in labelled.expected for n in names} - known)
+    started = time.perf_counter()
+    scores, learned = score(router, labelled, learn=learn, progress=progress)
+    scored = time.perf_counter() - started
+    started = time.perf_counter()
+    result = grid.calibrate(router.names, labelled, scores, max_fa=max_fa,
+                            lexical_floors=lexical_floors, semantic_floors=semantic_floors,
+                            confidence=confidence)
+    searched = time.perf_counter() - started
+    point = None
+    written: list[Path] = []
+    if result.winner is not None:
+        learned_file = learned_info = None
+        if learned is not None and target is not None:
+            learned_path = target.with_name(target.stem + ".learned.npz")
+            learned_file = learned_path.name
+            learned_info = learned.info(save_learned(learned, learned_path))
+            written.append(learned_path)
+        header = router.header
+        point = grid.finish_point(
+            result, model_id=router.model_id,
+            corpus_id=corpus_id or " ".join(header.roots) or "unnamed",
+            corpus_size=len(router.names), separability=header.separability,
+            labelled=labelled, learned_file=learned_file, learned_info=learned_info)
+        if target is not None:
+            save_operating_point(point, target)
+            written.insert(0, target)
+    return CalibrationRun(result, point, written, unknown, scored, searched)

@@ -1,0 +1,82 @@
+"""Every labelled prompt's per-document scores, computed once: what selection needs.
+
+Scoring (TF-IDF, embeddings) is the slow part of a route and does not depend on the
+operating point, so calibration scores each labelled prompt once; the semantic matrix is
+kept under every pooling of surface similarities and, with body vectors, beside the body
+similarities, so the grid can try each without scoring again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gov.core.calibration.labelled import Labelled
+from gov.core.errors import InputError
+from gov.core.routing.point import POOLS
+from gov.core.scoring.learned import LearnedArrays
+from gov.core.scoring.pooling import mix_bodies
+
+if TYPE_CHECKING:
+    from gov.core.routing.router import Router
+
+# With body vectors: the weights of the body evidence in the semantic score.
+BODY_WEIGHTS = (0.3, 0.5, 0.7)
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Scores:
+    """Every prompt's per-document scores: what selection needs, computed once."""
+
+    lexical: NDArray[np.float64]
+    semantic: NDArray[np.float64] | None
+    learned: NDArray[np.float64] | None = None
+    # The semantic matrix under each pooling of surface similarities (``semantic`` is "max").
+    pooled: dict[str, NDArray[np.float64]] = field(default_factory=dict)
+    # With body vectors (gov index --bodies): each prompt's mean passage similarity per
+    # document, and which documents have a body.
+    body: NDArray[np.float64] | None = None
+    has_body: NDArray[np.bool_] | None = None
+
+    def with_pool(self, pool: str, body_weight: float = 0.0) -> Scores:
+        semantic = self.pooled.get(pool, self.semantic)
+        if semantic is not None and body_weight > 0.0 and self.body is not None \
+                and self.has_body is not None:
+            semantic = mix_bodies(semantic, self.body, self.has_body[None, :], body_weight)
+        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
+
+    def body_weights(self) -> tuple[float, ...]:
+        """The body weights the grid tries: none without body vectors."""
+        return (0.0, *BODY_WEIGHTS) if self.body is not None else (0.0,)
+
+
+def score(router: Router, labelled: Labelled, learn: bool = False,
+          progress: Progress | None = None) -> tuple[Scores, LearnedArrays | None]:
+    """Score every prompt once; with ``learn``, cross-fit and return what to keep."""
+    if progress:
+        progress(f"scoring {len(labelled.prompts)} prompts")
+    lexical, vectors = router.score_many(labelled.prompts)
+    if vectors is None:
+        if learn:
+            raise InputError("learning needs the embedding model: the index has no embeddings "
+                             "or the model could not load")
+        return Scores(lexical, None), None
+    scorer = router.scorer
+    body = scorer.body_similarities(vectors)
+    body64 = None if body is None else body.astype(np.float64)
+    has_body = scorer.body_present if body is not None else None
+    sims = scorer.surface_similarities(vectors).astype(np.float64)
+    if not learn:
+        pooled = {pool: scorer.groups.pool(sims, pool).astype(np.float64) for pool in POOLS}
+        return Scores(lexical, pooled["max"], None, pooled, body64, has_body), None
+    from gov.core.calibration.crossfit import cross_fit
+
+    learned_probabilities, pooled, learned = cross_fit(router, labelled, vectors, sims,
+                                                       progress)
+    return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body),
+            learned)

@@ -1,0 +1,220 @@
+"""Build an index from a corpus: fit the words model, embed every surface, lay out arrays.
+
+An index holds everything a route and a delivery need, so a hook or server can work from
+the index file alone: each document's name, source, surfaces and full text; the TF-IDF
+model as plain arrays; the surface embeddings; the model identity; the corpus fingerprint
+and file stamps (to notice staleness). What routing adds on top (an operating point and
+what it learned) arrives here as opaque JSON and arrays: the index knows nothing of
+routing (:func:`gov.core.routing.indexes.build_index` is the point-aware entry).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gov.core import __version__
+from gov.core.corpus.document import Corpus
+from gov.core.encode import bundle
+from gov.core.encode.tfidf import fit
+from gov.core.errors import GovError, IndexBuildError, ModelError
+from gov.core.index import doctable, termhash
+from gov.core.index.fileformat import write_index_file
+from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
+from gov.core.index.surfaces import TRIGGER, surfaces_of
+
+Progress = Callable[[int, int], None]
+SEPARABILITY_SAMPLE = 4000
+
+
+@dataclass
+class BuiltIndex:
+    """A freshly built index, in memory until written."""
+
+    header: IndexHeader
+    arrays: dict[str, np.ndarray]
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        try:
+            write_index_file(path, self.header.to_json(), self.arrays)
+        except OSError as exc:
+            raise IndexBuildError(
+                f"{path}: cannot write the index: {exc.strerror or exc}; the previous index, if any,"
+                " is unchanged"
+            ) from None
+
+
+def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
+    """Max minus min cosine between two different documents' trigger embeddings.
+
+    Past ``SEPARABILITY_SAMPLE`` documents it is taken over a fixed sample of them: every
+    pair of 100,000 would be a 37 GB matrix, and the figure only feeds a diagnostic.
+    """
+    if trigger_vectors.shape[0] < 2:
+        return None
+    if trigger_vectors.shape[0] > SEPARABILITY_SAMPLE:
+        rows = np.random.default_rng(0).choice(trigger_vectors.shape[0], SEPARABILITY_SAMPLE,
+                                               replace=False)
+        trigger_vectors = trigger_vectors[np.sort(rows)]
+    sims = trigger_vectors @ trigger_vectors.T
+    upper = sims[np.triu_indices(sims.shape[0], k=1)]
+    return float(upper.max() - upper.min())
+
+
+def previous_index(previous: str | os.PathLike[str] | None, model_id: str) -> Any:
+    """The earlier index of the same model, opened, or ``None`` (reuse is best effort)."""
+    from gov.core.index.stored import open_stored
+
+    if previous is None or not Path(previous).is_file():
+        return None
+    try:
+        old = open_stored(previous)
+    except GovError:
+        return None
+    return old if old.model_id == model_id else None
+
+
+def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
+                  ) -> dict[str, NDArray[np.float32]]:
+    """Surface text -> vector from an earlier index of the same model, to re-embed less."""
+    old = previous_index(previous, model_id)
+    if old is None:
+        return {}
+    try:
+        texts = surfaces_of(old.documents).texts
+        vectors = np.array(old.array("embeddings"))
+    except (GovError, KeyError, TypeError, ValueError):
+        return {}
+    if vectors.shape[0] != len(texts):
+        return {}
+    return dict(zip(texts, vectors, strict=True))
+
+
+def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike[str] | None,
+                    progress: Progress | None) -> tuple[NDArray[np.float32], int, int]:
+    """Every surface's vector (reusing the previous index's and the disk cache's); how many
+    were reused and how many came from the cache."""
+    from gov.core.encode.embedding import model_sha256
+
+    if model_id == bundle.DEFAULT_MODEL_ID:
+        for check in bundle.check_bundle(verify_hash=True):
+            if not check.ok:
+                raise ModelError(f"embedding model {check.role}: {check.problem}")
+    cache = reuse_vectors(previous, model_id)
+    missing = [text for text in dict.fromkeys(texts) if text not in cache]
+    reused = len(set(texts)) - len(missing)
+    cached = 0
+    if missing:
+        from gov.core.encode.cache import embed_missing
+
+        dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
+        fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
+                                      dim=dim, progress=progress)
+        cache.update(fresh)
+    return np.stack([cache[text] for text in texts]).astype(np.float32), reused, cached
+
+
+def build(
+    corpus: Corpus,
+    *,
+    model_id: str = bundle.DEFAULT_MODEL_ID,
+    lexical_only: bool = False,
+    previous: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    base: str | os.PathLike[str] | None = None,
+    ann: bool = False,
+    ann_candidates: int | None = None,
+    bodies: bool = False,
+    stored_point: Mapping[str, Any] | None = None,
+    extra_arrays: Mapping[str, np.ndarray] | None = None,
+) -> BuiltIndex:
+    """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
+    ``bodies``, one mean passage vector per document; with ``ann``, an approximate-search
+    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business)."""
+    documents = corpus.documents
+    if not documents:
+        raise IndexBuildError("the corpus has no routable documents; nothing to index")
+    if lexical_only and (bodies or ann):
+        option = "--bodies" if bodies else "--ann"
+        raise IndexBuildError(f"{option} needs embeddings: it cannot be combined with "
+                              "--lexical-only")
+    layout = surfaces_of(documents)
+    lexical = fit(layout.texts)
+    embeddings: NDArray[np.float32] | None = None
+    model: ModelInfo | None = None
+    reused = cached = 0
+    if not lexical_only:
+        from gov.core.encode.embedding import model_sha256
+
+        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress)
+        model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
+    trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
+    base_path = Path(base) if base is not None else Path.cwd()
+    header = IndexHeader(
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        gov_version=__version__,
+        model=model,
+        corpus=CorpusInfo(
+            fingerprint=corpus.fingerprint,
+            size=len(documents),
+            retired=tuple(doc.name for doc in corpus.retired),
+            skipped=tuple(corpus.skipped),
+            stamps=tuple(corpus.stamps),
+            base=str(base_path.resolve()),
+        ),
+        roots=tuple(corpus.roots),
+        lexical_rows=lexical.n_rows,
+        ngram_range=lexical.ngram_range,
+        operating_point=dict(stored_point) if stored_point is not None else None,
+        separability=separability(embeddings[trigger_rows]) if embeddings is not None else None,
+        build={"surfaces": len(layout.texts), "reused_vectors": reused, "cached_vectors": cached},
+    )
+    encoded_texts = [doc.text.encode("utf-8") for doc in documents]
+    offsets = np.zeros(len(documents) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(text) for text in encoded_texts])
+    arrays: dict[str, np.ndarray] = {
+        "vocabulary": np.frombuffer("\n".join(lexical.vocabulary).encode("utf-8"), dtype=np.uint8),
+        "stop_words": np.frombuffer("\n".join(lexical.stop_words).encode("utf-8"), dtype=np.uint8),
+        "idf": lexical.idf,
+        "lex_col_ptr": lexical.col_ptr,
+        "lex_col_rows": lexical.col_rows,
+        "lex_col_data": lexical.col_data,
+        "surface_doc": np.asarray(layout.owners, dtype=np.int32),
+        "surface_kind": np.asarray(layout.kinds, dtype=np.int8),
+        "texts": np.frombuffer(b"".join(encoded_texts), dtype=np.uint8),
+        "text_offsets": offsets,
+    }
+    # Document records and the term lookup as arrays: a load maps them and reads only what
+    # a route touches (see gov.core.index.doctable and gov.core.index.termhash).
+    records = [
+        {"name": doc.name, "source": doc.source, "trigger": doc.trigger,
+         "examples": list(doc.examples), "family": doc.family,
+         "depends_on": list(doc.depends_on), "kind": doc.kind, "hash": doc.content_hash}
+        for doc in documents
+    ]
+    arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
+    arrays.update(termhash.build_arrays(lexical.vocabulary))
+    if embeddings is not None:
+        arrays["embeddings"] = embeddings
+        if bodies:
+            from gov.core.index.bodies import body_vectors
+
+            arrays["body_vectors"], arrays["body_present"], summary = body_vectors(
+                documents, model_id, int(embeddings.shape[1]), previous, progress)
+            header = replace(header, bodies=summary)
+        if ann:
+            from gov.core.index import ann as approximate
+
+            arrays[approximate.ARRAY], info = approximate.build(embeddings,
+                                                               candidates=ann_candidates)
+            header = replace(header, ann=info)
+        for name, array in (extra_arrays or {}).items():
+            arrays[name] = array
+    return BuiltIndex(header, arrays)
