@@ -14,11 +14,11 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "hook":
-        from gov.cli.hook import main as hook_main
+        from gov.cli.commands.hook import main as hook_main
 
         sys.exit(hook_main(args[1:]))
     if args and args[0] == "route" and not os.environ.get("GOV_DEBUG"):
-        from gov.cli.route_lean import main as route_main
+        from gov.cli.commands.route_lean import main as route_main
 
         code = route_main(args[1:])
         if code is not None:

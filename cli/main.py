@@ -28,18 +28,18 @@ app = typer.Typer(
 
 # One module per subcommand group; each exposes ``register(app)``.
 COMMAND_MODULES = [
-    "gov.cli.index",
-    "gov.cli.route",
-    "gov.cli.show",
-    "gov.cli.hook",
-    "gov.cli.card",
-    "gov.cli.eval",
-    "gov.cli.calibrate",
-    "gov.cli.telemetry",
-    "gov.cli.serve",
-    "gov.cli.mcp",
-    "gov.cli.doctor",
-    "gov.cli.completion",
+    "gov.cli.commands.index",
+    "gov.cli.commands.route",
+    "gov.cli.commands.show",
+    "gov.cli.commands.hook",
+    "gov.cli.commands.card",
+    "gov.cli.commands.eval",
+    "gov.cli.commands.calibrate",
+    "gov.cli.commands.telemetry",
+    "gov.cli.commands.serve",
+    "gov.cli.commands.mcp",
+    "gov.cli.commands.doctor",
+    "gov.cli.commands.completion",
 ]
 
 

@@ -7,33 +7,13 @@ needed); else ``$GOV_INDEX``; else ``.gov/index`` under the current folder.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from gov.cli import conventions
 
 if TYPE_CHECKING:
     from gov.core.routing.point import OperatingPoint
     from gov.core.routing.router import Router as Index
-
-IndexOpt = Annotated[
-    Path | None,
-    typer.Option("--index", "-i", help="Index file (default: $GOV_INDEX, else .gov/index).",
-                 dir_okay=False),
-]
-CorpusOpt = Annotated[
-    list[Path] | None,
-    typer.Option("--corpus", help="Corpus folder or file; builds or refreshes the index as needed."),
-]
-PointOpt = Annotated[
-    Path | None,
-    typer.Option("--operating-point", help="Operating point JSON (overrides the index's)."),
-]
-LexicalOnlyOpt = Annotated[
-    bool, typer.Option("--lexical-only", help="Route by words alone (no embedding model).")
-]
-
 
 def index_path(index: Path | None) -> Path:
     if index is not None:
@@ -80,7 +60,7 @@ def open_index(
         raise no_index(target)
     loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only, exact=exact)
     if check_stale and loaded.is_stale():
-        from gov.cli.route_lean import stale_warning
+        from gov.cli.commands.route_lean import stale_warning
 
         conventions.warn(stale_warning(loaded, target))
     return loaded

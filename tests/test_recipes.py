@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gov.cli import docgen
+from docs import generate as docgen
 from tests.conftest import EXAMPLES, REPO, gov_on_path
 
 RECIPES = EXAMPLES / "recipes.sh"

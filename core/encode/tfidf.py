@@ -13,12 +13,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
-
-from gov.core.index.termhash import TermTable
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 NGRAM_RANGE = (1, 3)
@@ -96,10 +94,16 @@ def ngrams(words: list[str], ngram_range: tuple[int, int] = NGRAM_RANGE) -> list
     return out
 
 
+class TermLookup(Protocol):
+    """Finds terms' columns without a dict (the index's hashed term table)."""
+
+    def find(self, terms: Sequence[str]) -> list[int | None]: ...
+
+
 class LexicalScorer:
     """Scores a prompt against every surface from the persisted arrays (numpy only)."""
 
-    def __init__(self, arrays: LexicalArrays, terms: TermTable | None = None) -> None:
+    def __init__(self, arrays: LexicalArrays, terms: TermLookup | None = None) -> None:
         """``terms`` (the index's hashed term table) replaces the dict built from
         ``arrays.vocabulary``, which a large index then need not load at all."""
         self.arrays = arrays

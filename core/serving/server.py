@@ -189,7 +189,7 @@ def stop() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -P -m gov.core.serving.server [--idle-timeout SECONDS]``: what the hook
-    starts on demand (never through ``gov.cli``, so the library never spawns the CLI)."""
+    starts on demand (never through the command-line package: the library never spawns it)."""
     import argparse
     import sys
 

@@ -19,7 +19,7 @@ from typing import Any
 
 def hook_target(data: bytes) -> None:
     """Any stdin and argv: the hook returns 0, prints nothing or one hook object."""
-    from gov.cli.hook import main
+    from gov.cli.commands.hook import main
 
     # Mostly a payload for a well-formed command line; a leading 0x01 byte fuzzes argv too.
     split = data.find(b"\x00") if data[:1] == b"\x01" else -1
@@ -70,7 +70,7 @@ def main() -> None:
     target = TARGETS[name]
     # Import first, then instrument every loaded function: an editable install's import
     # finder bypasses atheris's import hook, so instrument_imports() would miss gov.
-    import gov.cli.hook
+    import gov.cli.commands.hook
     import gov.core.cards.sources
     import gov.core.cards.validate
     import gov.core.cards.verify

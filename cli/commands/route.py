@@ -11,10 +11,10 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
-from gov.cli.route_lean import from_server, write_one
+from gov.cli import conventions, options, reporters
+from gov.cli.commands.route_lean import from_server, write_one
+from gov.cli.options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
+from gov.cli.resolve import open_index
 from gov.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
     app.command("route", help=HELP)(route_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json", "jsonl"), tty="text", pipe="jsonl")
 def route_command(
     prompt: Annotated[str | None, typer.Argument(help="The prompt to route (else read stdin).",
                                                  show_default=False)] = None,
@@ -59,7 +59,6 @@ def route_command(
     corpus: CorpusOpt = None,
     operating_point: PointOpt = None,
     text: Annotated[bool, typer.Option("--text", help="Read one plain-text prompt per line.")] = False,
-    fmt: Annotated[str | None, typer.Option("--format", help="text, json or jsonl (default: text on a terminal, else jsonl).")] = None,
     exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when any prompt routed nothing.")] = False,
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
@@ -68,13 +67,10 @@ def route_command(
     input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines, or a .parquet file's rows) from this file instead of stdin.", dir_okay=False)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
     actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="jsonl",
-                                            allowed=("text", "json", "jsonl"))
+    out_format = view.format
     if prompt is not None and text:
         raise UsageError("give a PROMPT argument or --text on stdin, not both")
     if prompt is not None and input_path is not None:
@@ -85,7 +81,7 @@ def route_command(
         raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
                          " or --text lines on stdin")
     if engine is Engine.ray:
-        from gov.cli.route_ray import route_on_ray
+        from gov.cli.commands.route_ray import route_on_ray
 
         return route_on_ray(prompt=prompt, text=text, out_format=out_format, index=index,
                             corpus=corpus, operating_point=operating_point,
@@ -150,50 +146,27 @@ def _open_input(path: Path) -> IO[bytes]:
     return spool
 
 
-class _Writer:
-    """Writes rows as JSONL (streamed), one JSON array, or a table for people."""
+class RowView:
+    """One routed row: the JSON ``gov route`` writes, or its routes and evidence for people."""
 
-    def __init__(self, out_format: str, loaded: Index) -> None:
-        self.format = out_format
-        self.index = loaded
-        self.rows: list[dict[str, Any]] = []
-        self.stdout = sys.stdout.buffer
-        self.shown_notices = False
-        if out_format == "jsonl":
-            from gov.core.jsonl import dumps
+    __slots__ = ("degraded_index", "row")
 
-            self.dumps = dumps
+    def __init__(self, row: dict[str, Any], degraded_index: bool) -> None:
+        self.row = row
+        self.degraded_index = degraded_index
 
-    def write(self, row: dict[str, Any]) -> None:
-        if self.format == "jsonl":
-            self.stdout.write(self.dumps(row))
-        elif self.format == "json":
-            self.rows.append(row)
-        else:
-            self._text(row)
+    def json(self) -> Any:
+        return self.row
 
-    def close(self) -> None:
-        if self.format == "json":
-            import orjson
-
-            self.stdout.write(orjson.dumps(self.rows, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-        self.stdout.flush()
-
-    def _text(self, row: dict[str, Any]) -> None:
-        out = conventions.console()
-        if not self.shown_notices:
-            self.shown_notices = True
-            for reason in self.index.notices:
-                out.print(f"[yellow]divergence:[/] {reason}")
-            if self.index.degraded:
-                out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")
+    def text(self, out: Any) -> None:
+        row = self.row
         if "error" in row:
             out.print(f"[red]line {row['error']['line']}: {row['error']['message']}[/]")
             return
         from rich.markup import escape
 
         out.print(f"[bold]{escape(row['prompt'])}[/]")
-        if row.get("degraded") and not self.index.degraded:
+        if row.get("degraded") and not self.degraded_index:
             out.print("  [yellow](degraded: lexical-only)[/]")
         if not row["routes"]:
             out.print("  [dim]no document governs this prompt[/]")
@@ -207,3 +180,26 @@ class _Writer:
                       f" ({', '.join(scores) or 'dependency'})")
             if route["why"]:
                 out.print(f"     [dim]{escape(route['why'])}[/]")
+
+
+class _Writer:
+    """Rows to the chosen reporter; in text, the index's notices come first."""
+
+    def __init__(self, out_format: str, loaded: Index) -> None:
+        self.reporter = reporters.reporter(out_format)
+        self.index = loaded
+        self.text = out_format == "text"
+        self.shown_notices = False
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.text and not self.shown_notices:
+            self.shown_notices = True
+            out = conventions.console()
+            for reason in self.index.notices:
+                out.print(f"[yellow]divergence:[/] {reason}")
+            if self.index.degraded:
+                out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")
+        self.reporter.item(RowView(row, self.index.degraded is not None))
+
+    def close(self) -> None:
+        self.reporter.close()

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import IndexOpt, open_index
+from gov.cli import options
+from gov.cli.options import IndexOpt
+from gov.cli.resolve import open_index
 from gov.core.errors import InputError
 
 HELP = """Print a whole document from the index, never a chunk of it.
@@ -24,17 +24,14 @@ def register(app: typer.Typer) -> None:
     app.command("show", help=HELP)(show_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def show_command(
     name: Annotated[str, typer.Argument(help="The document's name, as routes name it.")],
     index: IndexOpt = None,
-    fmt: Annotated[str | None, typer.Option("--format", help="text (the document) or json.")] = None,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
-    fmt = conventions.resolve_format(fmt, tty_default="text", pipe_default="text", allowed=("text", "json"))
+    fmt = view.format
     loaded = open_index(index, check_stale=False)
     if name not in loaded.names:
         raise InputError(f"no document named {name!r}; the index has: {', '.join(sorted(loaded.names))}")

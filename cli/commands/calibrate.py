@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import IndexOpt, open_index
+from gov.cli import conventions, options, reporters
+from gov.cli.options import IndexOpt
+from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
 
 HELP = """Choose an operating point (floors, fusion, confidence threshold, second-route rule)
@@ -47,7 +47,7 @@ def _floats(value: str | None, option: str) -> list[float] | None:
     return values
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def calibrate_command(
     index: IndexOpt = None,
     out: Annotated[Path | None, typer.Option(
@@ -69,14 +69,9 @@ def calibrate_command(
         "--semantic-floors", help="Comma-separated semantic floors to try.")] = None,
     no_confidence: Annotated[bool, typer.Option(
         "--no-confidence", help="Learn no confidence model or abstention threshold.")] = False,
-    fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
-                                            allowed=("text", "json"))
     if learn and out is None:
         raise UsageError("--learn needs --out FILE: what it learns is saved beside the point")
     if conventions.is_tty(sys.stdin):
@@ -102,22 +97,7 @@ def calibrate_command(
     result, point = run.result, run.point
     timing = {"score_seconds": round(run.score_seconds, 3),
               "grid_seconds": round(run.grid_seconds, 3)}
-    if out_format == "json":
-        import orjson
-
-        payload = {
-            "rule": result.rule,
-            "rows": [outcome.row() | {"winner": outcome is result.winner}
-                     for outcome in result.rows],
-            "evaluated": result.evaluated,
-            "winner": point.to_json() if point is not None else None,
-            "notes": result.notes,
-            **timing,
-        }
-        options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
-        sys.stdout.buffer.write(orjson.dumps(payload, option=options))
-    else:
-        _table(result, timing, len(labelled.prompts))
+    reporters.report(view.format, CalibrationView(result, point, timing, len(labelled.prompts)))
     if result.winner is None:
         conventions.error_line(
             f"no operating point survives the gate (false alarms <= {max_fa:g} with F1 > 0); "
@@ -144,12 +124,33 @@ def _second_rule(row: dict[str, Any]) -> str:
     return " & ".join(parts) or "any"
 
 
-def _table(result: Any, timing: dict[str, float], prompts: int) -> None:
+class CalibrationView:
+    """Every grid row, the winner and the timing: JSON, or the table for people."""
+
+    def __init__(self, result: Any, point: Any, timing: dict[str, float], prompts: int) -> None:
+        self.result, self.point, self.timing, self.prompts = result, point, timing, prompts
+
+    def json(self) -> Any:
+        result = self.result
+        return {
+            "rule": result.rule,
+            "rows": [outcome.row() | {"winner": outcome is result.winner}
+                     for outcome in result.rows],
+            "evaluated": result.evaluated,
+            "winner": self.point.to_json() if self.point is not None else None,
+            "notes": result.notes,
+            **self.timing,
+        }
+
+    def text(self, console: Any) -> None:
+        _table(console, self.result, self.timing, self.prompts)
+
+
+def _table(out: Any, result: Any, timing: dict[str, float], prompts: int) -> None:
     from rich.table import Table
 
     from gov.core.calibration.grid import describe
 
-    out = conventions.console()
     out.print(f"rule: {result.rule}")
     for note in result.notes:
         out.print(f"[yellow]note:[/] {note}")

@@ -11,8 +11,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli import conventions, options, reporters
 from gov.core.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -65,7 +64,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(group, name="telemetry")
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def report_command(
     log: Annotated[
         str | None,
@@ -86,21 +85,14 @@ def report_command(
         typer.Option("--since", help="Only events from then on: 7d, 24h, 30m, a date "
                                      "(2026-12-01) or an RFC 3339 time."),
     ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", help="text (tables and charts) or json.")
-    ] = "text",
     top: Annotated[
         int, typer.Option("--top", min=1, max=1000, help="How many most-routed documents.")
     ] = 10,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
     from gov.core.telemetry.report import parse_since, summarize
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"--format {fmt!r}: use text or json")
     if index is not None and corpus is not None:
         raise UsageError("give -i INDEX or --corpus DIR for the document names, not both")
     try:
@@ -110,20 +102,21 @@ def report_command(
     names = _document_names(index, corpus)
     with _log_stream(log) as stream:
         report = summarize(stream, names=names, since=start, top=top)
-    if fmt == "json":
-        import orjson
-
-        sys.stdout.buffer.write(
-            orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-        )
-    else:
-        out = conventions.console()
-        # Drawn into a string first: rich turns a closed pipe into exit 1 itself, while a
-        # plain write lets the shared convention end quietly with 141.
-        with out.capture() as drawn:
-            _draw(out, report)
-        sys.stdout.write(drawn.get())
+    reporters.report(view.format, ReportView(report))
     return 0 if report["events"] else 1
+
+
+class ReportView:
+    """The report as JSON, or as tables and charts for people."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.report = report
+
+    def json(self) -> Any:
+        return self.report
+
+    def text(self, console: Any) -> None:
+        _draw(console, self.report)
 
 
 def _document_names(index: Path | None, corpus: Path | None) -> list[str] | None:

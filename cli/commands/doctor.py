@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
-from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import IndexOpt, index_path
+from gov.cli import conventions, options, reporters
+from gov.cli.options import IndexOpt
+from gov.cli.resolve import index_path
 
 if TYPE_CHECKING:
     from gov.core.doctor import Report
@@ -35,45 +33,42 @@ MARKS = {"ok": ("ok", "green"), "fail": ("FAIL", "bold red"), "warn": ("warn", "
          "info": ("note", "cyan")}
 
 
-class DoctorFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
 def register(app: typer.Typer) -> None:
     app.command("doctor", help=HELP)(doctor_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def doctor_command(
     index: IndexOpt = None,
-    fmt: Annotated[DoctorFormat, typer.Option("--format", help="text (a checklist) or json.")]
-    = DoctorFormat.text,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
     from gov.core.doctor import diagnose
 
     explicit = index is not None or bool(os.environ.get("GOV_INDEX"))
     report = diagnose(index_path(index), explicit,
                       progress=conventions.notice if conventions.show_progress() else None)
-    if fmt is DoctorFormat.json:
-        import orjson
-
-        sys.stdout.buffer.write(orjson.dumps(report.to_json(),
-                                             option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    else:
-        _checklist(report, quiet)
+    reporters.report(view.format, ChecklistView(report, view.quiet))
     return 0 if report.ok else 1
 
 
-def _checklist(report: Report, quiet: bool) -> None:
+class ChecklistView:
+    """The checks as JSON, or as a checklist with each fix below its line."""
+
+    def __init__(self, report: Report, quiet: bool) -> None:
+        self.report, self.quiet = report, quiet
+
+    def json(self) -> Any:
+        return self.report.to_json()
+
+    def text(self, console: Any) -> None:
+        _checklist(console, self.report, self.quiet)
+
+
+def _checklist(out: Any, report: Report, quiet: bool) -> None:
     """One line per check, its fix indented below; -q keeps only what needs attention."""
     from rich.markup import escape
 
-    out = conventions.console()
     width = max(len(mark) for mark, _ in MARKS.values())
     for check in report.checks:
         if quiet and check.status not in ("fail", "warn"):

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli import conventions, options
 
 HELP = """Run the warm route server on a Unix socket in your runtime folder.
 
@@ -30,18 +29,15 @@ def register(app: typer.Typer) -> None:
     app.command("serve", help=HELP)(serve_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def serve_command(
     status: Annotated[bool, typer.Option("--status", help="Say whether a server is running, and exit.")] = False,
     stop: Annotated[bool, typer.Option("--stop", help="Stop the running server.")] = False,
     idle_timeout: Annotated[int, typer.Option("--idle-timeout", min=1, help="Seconds without requests before exiting.")] = 1800,
-    fmt: Annotated[str | None, typer.Option("--format", help="text or json (for --status).")] = None,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
-    fmt = conventions.resolve_format(fmt, tty_default="text", pipe_default="text", allowed=("text", "json"))
+    fmt = view.format
     from gov.core.serving import server as serve
 
     if status:

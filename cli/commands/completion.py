@@ -15,8 +15,7 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli import options
 
 PROG_NAME = "gov"
 COMPLETE_VAR = "_GOV_COMPLETE"
@@ -59,13 +58,11 @@ def register(app: typer.Typer) -> None:
     app.command("completion", help=HELP)(completion_command)
 
 
-@conventions.command
+@options.shared()
 def completion_command(
     shell: Annotated[Shell, typer.Argument(help="bash, zsh or fish.", show_default=False)],
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
     sys.stdout.write(script(shell.value))
     return 0

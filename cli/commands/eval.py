@@ -8,8 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
+from gov.cli import conventions, options, reporters
 from gov.core.errors import InputError, UsageError
 
 HELP = """Measure routing quality: recall, precision, F1, top-1, false alarms, per kind.
@@ -35,21 +34,16 @@ def register(app: typer.Typer) -> None:
     app.command("eval", help=HELP)(eval_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def eval_command(
     source: Annotated[Path | None, typer.Argument(help="Routed JSONL file (default: stdin).",
                                                   show_default=False)] = None,
     index: Annotated[Path | None, typer.Option(
         "--index", "-i", help="Index whose document names the labels should use.",
         dir_okay=False)] = None,
-    fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
-                                            allowed=("text", "json"))
     if source is None and conventions.is_tty(sys.stdin):
         raise UsageError("no input: pipe the output of gov route over labelled prompts, "
                          "e.g. gov route -i IDX < labelled.jsonl | gov eval")
@@ -73,14 +67,7 @@ def eval_command(
     if report.unknown_names:
         conventions.warn("expected names the index has no document for (they can never be "
                          f"found): {', '.join(report.unknown_names)}")
-    data = report.to_json()
-    if out_format == "json":
-        import orjson
-
-        options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
-        sys.stdout.buffer.write(orjson.dumps(data, option=options))
-    else:
-        _table(data)
+    reporters.report(view.format, EvalView(report.to_json()))
     return 0
 
 
@@ -92,10 +79,22 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _table(data: dict[str, Any]) -> None:
+class EvalView:
+    """The figures as JSON, or as a table for people."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def json(self) -> Any:
+        return self.data
+
+    def text(self, console: Any) -> None:
+        _table(console, self.data)
+
+
+def _table(out: Any, data: dict[str, Any]) -> None:
     from rich.table import Table
 
-    out = conventions.console()
     table = Table(title="routing quality", title_justify="left")
     table.add_column("kind")
     for _, label in COLUMNS:

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt, open_index
+from gov.cli import conventions, options
+from gov.cli.options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
+from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
 
 HELP = """Serve the index over MCP on stdin/stdout: route_policies, get_policy, create_card,
@@ -30,7 +30,7 @@ def register(app: typer.Typer) -> None:
     app.command("mcp", help=HELP)(mcp_command)
 
 
-@conventions.command
+@options.shared()
 def mcp_command(
     index: IndexOpt = None,
     corpus: CorpusOpt = None,
@@ -40,11 +40,9 @@ def mcp_command(
         "--threads", min=0,
         help="Embedding threads per query (0: onnxruntime's default of one per core; 1 spares a core for the agent's own work on a busy machine).",
     )] = 0,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
     from gov.core.serving import mcp_server
 
     if not mcp_server.available():

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import ColorOpt, DebugOpt, QuietOpt
-from gov.cli.resolve import PointOpt, index_path, load_point
+from gov.cli import conventions, options, reporters
+from gov.cli.options import PointOpt
+from gov.cli.resolve import index_path, load_point
 from gov.core.errors import UsageError
 
 HELP = """Build the index file that routing reads, from folders of documents.
@@ -38,7 +37,7 @@ def register(app: typer.Typer) -> None:
     app.command("index", help=HELP)(index_command)
 
 
-@conventions.command
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
 def index_command(
     paths: Annotated[list[str] | None, typer.Argument(help="Corpus folders or files; '-' for JSONL on stdin.",
                                                       show_default=False)] = None,
@@ -51,15 +50,11 @@ def index_command(
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
-    fmt: Annotated[str | None, typer.Option("--format", help="text or json.")] = None,
-    color: ColorOpt = conventions.Color.auto,
-    quiet: QuietOpt = False,
-    debug: DebugOpt = False,
+    *,
+    view: options.Output,
 ) -> int:
-    conventions.configure(color, quiet, debug)
     target = index_path(output)
-    out_format = conventions.resolve_format(fmt, tty_default="text", pipe_default="text",
-                                            allowed=("text", "json"))
+    out_format = view.format
     if verify:
         from gov.core.routing.indexes import load_index
 
@@ -139,13 +134,22 @@ def index_command(
     return 0
 
 
-def _emit(summary: dict[str, Any], out_format: str, text: str) -> None:
-    if out_format == "json":
-        import orjson
+class SummaryView:
+    """What was built (or verified): JSON for scripts, lines for people (none with -q)."""
 
-        sys.stdout.buffer.write(orjson.dumps(summary, option=orjson.OPT_APPEND_NEWLINE))
-    elif not conventions.STATE.quiet:
-        sys.stdout.write(text + "\n")
+    def __init__(self, summary: dict[str, Any], lines: str) -> None:
+        self.summary, self.lines = summary, lines
+
+    def json(self) -> Any:
+        return self.summary
+
+    def text(self, console: Any) -> None:
+        if not conventions.STATE.quiet:
+            console.out(self.lines, highlight=False)
+
+
+def _emit(summary: dict[str, Any], out_format: str, text: str) -> None:
+    reporters.report(out_format, SummaryView(summary, text))
 
 
 def _progress() -> tuple[Any, Any]:
