@@ -29,6 +29,8 @@ class Document:
     source: str = ""
     status: str | None = None
     kind: str = "markdown"
+    # Lint rules switched off for this document (``**Lint-ignore:**``); routing ignores it.
+    lint_ignore: tuple[str, ...] = ()
 
     @property
     def routable(self) -> bool:
@@ -62,6 +64,8 @@ class Corpus:
     skipped: list[str] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)
     stamps: list[FileStamp] = field(default_factory=list)
+    # Why each skipped file was skipped: (file, line or None, problem).
+    problems: list[tuple[str, int | None, str]] = field(default_factory=list)
 
     @property
     def names(self) -> list[str]:

@@ -1,7 +1,8 @@
 """Parse one markdown policy: ``**Key:** value`` header lines, optional YAML front matter.
 
 Markdown policies carry their routing surface in header lines (``**Agent-trigger:**``,
-repeatable ``**Agent-example:**``, ``**Family:**``, ``**Depends-on:**``, ``**Status:**``).
+repeatable ``**Agent-example:**``, ``**Family:**``, ``**Depends-on:**``, ``**Status:**``,
+``**Lint-ignore:**``). Each line's number is kept, so ``gov lint`` can point at it.
 Agent-ecosystem files (Agent Skills / Claude Code ``SKILL.md``, Cursor ``.mdc``,
 Continue rules) carry it in YAML front matter instead; ``description`` is their trigger.
 """
@@ -14,7 +15,8 @@ from typing import Any
 
 HEADER_RE = re.compile(r"^\*\*(?P<key>[A-Za-z][A-Za-z -]*?):\*\*[ \t]*(?P<value>.*?)\s*$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
-KNOWN_KEYS = {"agent-trigger", "agent-example", "family", "depends-on", "status"}
+KNOWN_KEYS = {"agent-trigger", "agent-example", "family", "depends-on", "status", "lint-ignore"}
+FRONT_KEY_RE = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_-]*)\s*:")
 
 
 class ParseProblem(Exception):
@@ -33,10 +35,19 @@ class ParsedMarkdown:
     trigger: str | None = None
     trigger_line: int | None = None
     examples: list[str] = field(default_factory=list)
+    example_lines: list[int] = field(default_factory=list)
     family: str | None = None
+    family_line: int | None = None
     depends_on: list[str] = field(default_factory=list)
+    depends_line: int | None = None
     status: str | None = None
+    lint_ignore: list[str] = field(default_factory=list)
+    lint_ignore_line: int | None = None
     front_matter: dict[str, Any] | None = None
+    # The line of each top-level front matter key (``description`` is a skill's trigger).
+    front_matter_lines: dict[str, int] = field(default_factory=dict)
+    title: str | None = None
+    title_line: int | None = None
 
 
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -70,6 +81,16 @@ def load_yaml(source: str) -> dict[str, Any]:
     return value
 
 
+def front_matter_key_lines(source: str) -> dict[str, int]:
+    """The file line of each top-level key of front matter (which starts on line 2)."""
+    lines: dict[str, int] = {}
+    for offset, line in enumerate(source.split("\n")):
+        match = FRONT_KEY_RE.match(line)
+        if match is not None and match["key"] not in lines:
+            lines[match["key"]] = offset + 2
+    return lines
+
+
 def _split_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
@@ -86,6 +107,7 @@ def parse_markdown(text: str) -> ParsedMarkdown:
     parsed = ParsedMarkdown()
     if front_source is not None:
         parsed.front_matter = load_yaml(front_source)
+        parsed.front_matter_lines = front_matter_key_lines(front_source)
     in_fence = False
     for offset, line in enumerate(body.split("\n")):
         number = first_line + offset
@@ -93,6 +115,9 @@ def parse_markdown(text: str) -> ParsedMarkdown:
             in_fence = not in_fence
             continue
         if in_fence:
+            continue
+        if parsed.title is None and line.startswith("# "):
+            parsed.title, parsed.title_line = line[2:].strip(), number
             continue
         match = HEADER_RE.match(line)
         if match is None:
@@ -113,10 +138,14 @@ def parse_markdown(text: str) -> ParsedMarkdown:
         elif key == "agent-example":
             if value:
                 parsed.examples.append(value)
+                parsed.example_lines.append(number)
         elif key == "family":
-            parsed.family = value or None
+            parsed.family, parsed.family_line = value or None, number
         elif key == "depends-on":
-            parsed.depends_on = _split_list(value)
+            parsed.depends_on, parsed.depends_line = _split_list(value), number
         elif key == "status":
             parsed.status = value.lower() or None
+        elif key == "lint-ignore":
+            parsed.lint_ignore.extend(_split_list(value))
+            parsed.lint_ignore_line = parsed.lint_ignore_line or number
     return parsed

@@ -123,6 +123,7 @@ def _markdown_document(path: Path, shown: str) -> Document | None:
     status = parsed.status or (_string(front.get("status")) or "").lower() or None
     family = parsed.family or _string(front.get("family"))
     depends = parsed.depends_on or _as_names(front.get("depends_on", front.get("depends-on")))
+    ignore = parsed.lint_ignore or _as_names(front.get("lint-ignore", front.get("lint_ignore")))
     return Document(
         name=name,
         trigger=" ".join(trigger.split()),
@@ -133,6 +134,7 @@ def _markdown_document(path: Path, shown: str) -> Document | None:
         source=shown,
         status=status,
         kind=kind,
+        lint_ignore=tuple(ignore),
     )
 
 
@@ -153,7 +155,8 @@ def _check_name(name: str, where: str) -> None:
 
 
 def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
-    """Read JSONL documents: ``{"name", "trigger", "body", "examples", "family", "depends_on"}``."""
+    """Read JSONL documents: ``{"name", "trigger", "body", "examples", "family", "depends_on",
+    "lint_ignore"}``."""
     from gov.core.jsonl import read_lines
 
     documents = []
@@ -170,7 +173,7 @@ def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
         for key in ("body", "family", "status"):
             if record.get(key) is not None and not isinstance(record[key], str):
                 raise CorpusError(f"{where}: field '{key}' must be a string")
-        for key in ("examples", "depends_on"):
+        for key in ("examples", "depends_on", "lint_ignore"):
             value = record.get(key, [])
             if value is None:
                 value = []
@@ -189,6 +192,7 @@ def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
                 source=f"{shown}:{line.number}",
                 status=(record.get("status") or "").lower() or None,
                 kind="jsonl",
+                lint_ignore=tuple(record.get("lint_ignore") or []),
             )
         )
     return documents
@@ -213,6 +217,7 @@ def load_corpus(
         raise CorpusError("no corpus paths given")
     found: list[Document] = []
     skipped: list[str] = []
+    problems: list[tuple[str, int | None, str]] = []
     stamps: list[FileStamp] = []
     roots: list[str] = []
 
@@ -223,6 +228,7 @@ def load_corpus(
             raise CorpusError(f"{message} (strict mode)")
         warn(f"skipping {message}")
         skipped.append(shown)
+        problems.append((shown, exc.line, exc.message))
 
     for raw in paths:
         if str(raw) == "-":
@@ -271,7 +277,7 @@ def load_corpus(
         seen[doc.name] = doc
     routable = [doc for doc in found if doc.routable]
     retired = [doc for doc in found if not doc.routable]
-    return Corpus(routable, retired, skipped, roots, stamps)
+    return Corpus(routable, retired, skipped, roots, stamps, problems)
 
 
 def corpus_stamps(roots: Sequence[str], base: Path) -> list[FileStamp]:
