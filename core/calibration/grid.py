@@ -103,7 +103,7 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
                   max_fa: float, learnable_confidence: bool) -> tuple[Outcome, int]:
     """The best inner setting (threshold, second-route rule, top k) of one grid row."""
     n, _ = expected.shape
-    many = rank_many(scores.lexical, scores.semantic, base, scores.learned)
+    many = rank_many(scores.lexical, scores.semantic, base, scores.learned, scores.families)
     top1, top2, fused1, fused2 = many.top1, many.top2, many.fused1, many.fused2
     rows = np.arange(n)
     has1 = top1 >= 0

@@ -42,13 +42,16 @@ class Scores:
     # document, and which documents have a body.
     body: NDArray[np.float64] | None = None
     has_body: NDArray[np.bool_] | None = None
+    # Routing families of the index (a family id per document), as selection passes them.
+    families: NDArray[np.int32] | None = None
 
     def with_pool(self, pool: str, body_weight: float = 0.0) -> Scores:
         semantic = self.pooled.get(pool, self.semantic)
         if semantic is not None and body_weight > 0.0 and self.body is not None \
                 and self.has_body is not None:
             semantic = mix_bodies(semantic, self.body, self.has_body[None, :], body_weight)
-        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
+        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body,
+                      self.families)
 
     def body_weights(self) -> tuple[float, ...]:
         """The body weights the grid tries: none without body vectors."""
@@ -65,7 +68,7 @@ def score(router: Router, labelled: Labelled, learn: bool = False,
         if learn:
             raise InputError("learning needs the embedding model: the index has no embeddings "
                              "or the model could not load")
-        return Scores(lexical, None), None
+        return Scores(lexical, None, families=router.families), None
     scorer = router.scorer
     body = scorer.body_similarities(vectors)
     body64 = None if body is None else body.astype(np.float64)
@@ -73,10 +76,11 @@ def score(router: Router, labelled: Labelled, learn: bool = False,
     sims = scorer.surface_similarities(vectors).astype(np.float64)
     if not learn:
         pooled = {pool: scorer.groups.pool(sims, pool).astype(np.float64) for pool in POOLS}
-        return Scores(lexical, pooled["max"], None, pooled, body64, has_body), None
+        return Scores(lexical, pooled["max"], None, pooled, body64, has_body,
+                      router.families), None
     from gov.core.calibration.crossfit import cross_fit
 
     learned_probabilities, pooled, learned = cross_fit(router, labelled, vectors, sims,
                                                        progress)
-    return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body),
-            learned)
+    return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body,
+                   router.families), learned)

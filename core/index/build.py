@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,17 +21,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gov.core import __version__
-from gov.core.corpus.document import Corpus
+from gov.core.corpus.document import Corpus, Document
 from gov.core.encode import bundle
-from gov.core.encode.tfidf import fit
+from gov.core.encode.tfidf import LexicalArrays, fit
 from gov.core.errors import GovError, IndexBuildError, ModelError
 from gov.core.index import doctable, termhash
 from gov.core.index.fileformat import write_index_file
 from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
-from gov.core.index.surfaces import TRIGGER, surfaces_of
+from gov.core.index.neighbours import Thresholds
+from gov.core.index.surfaces import TRIGGER, Surfaces, surfaces_of
 
 Progress = Callable[[int, int], None]
 SEPARABILITY_SAMPLE = 4000
+FAMILY_MODES = ("none", "declared", "auto")
 
 
 @dataclass
@@ -134,10 +136,16 @@ def build(
     bodies: bool = False,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
+    families: str = "declared",
+    duplicates: Thresholds | None = None,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
     ``bodies``, one mean passage vector per document; with ``ann``, an approximate-search
-    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business)."""
+    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business).
+
+    ``families``: "declared" groups documents with the same ``**Family:**``; "auto" also
+    groups clusters of near-duplicates (``duplicates`` sets when two are); "none" neither.
+    """
     documents = corpus.documents
     if not documents:
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
@@ -217,4 +225,40 @@ def build(
             header = replace(header, ann=info)
         for name, array in (extra_arrays or {}).items():
             arrays[name] = array
+    grouped = family_arrays(documents, families, duplicates, layout, embeddings, lexical)
+    if grouped is not None:
+        arrays["doc_family"], summary = grouped
+        header = replace(header, families=summary)
+    elif families == "none":  # recorded, so a refresh keeps it
+        header = replace(header, families={"mode": "none"})
     return BuiltIndex(header, arrays)
+
+
+def family_arrays(documents: Sequence[Document], mode: str, duplicates: Thresholds | None,
+                  layout: Surfaces, embeddings: NDArray[np.float32] | None,
+                  lexical: LexicalArrays) -> tuple[NDArray[np.int32], dict[str, Any]] | None:
+    """The ``doc_family`` array and its header summary; ``None`` when no two documents share
+    a family (the router then needs nothing). Documents are their positions."""
+    from gov.core.index import neighbours
+
+    if mode not in FAMILY_MODES:
+        raise IndexBuildError(f"families must be one of {', '.join(FAMILY_MODES)}, not {mode!r}")
+    if mode == "none":
+        return None
+    groups: list[list[int]] = []
+    summary: dict[str, Any] = {"mode": mode}
+    if mode == "auto":
+        thresholds = duplicates or Thresholds()
+        found = neighbours.exact_pairs(
+            neighbours.Layout.of(np.asarray(layout.owners), np.asarray(layout.kinds),
+                                 len(documents)),
+            embeddings, (lexical.col_ptr, lexical.col_rows, lexical.col_data), thresholds)
+        groups = neighbours.clusters(found, len(documents))
+        summary.update(clusters=len(groups), thresholds=thresholds.to_json())
+    ids = neighbours.family_ids([doc.family for doc in documents], groups)
+    sizes = np.bincount(ids, minlength=len(documents))
+    shared = int((sizes > 1).sum())
+    if shared == 0:
+        return None
+    summary.update(families=shared, documents=int(sizes[sizes > 1].sum()))
+    return ids, summary

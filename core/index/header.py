@@ -56,6 +56,9 @@ class IndexHeader:
     build: dict[str, int] = field(default_factory=dict)
     bodies: dict[str, int] | None = None
     ann: dict[str, Any] | None = None
+    # Routing families (documents the router spends at most one route on): how they were
+    # formed; the ids are the ``doc_family`` array.
+    families: dict[str, Any] | None = None
     schema: int = INDEX_SCHEMA
 
     @property
@@ -87,6 +90,8 @@ class IndexHeader:
             out["bodies"] = dict(self.bodies)
         if self.ann is not None:
             out["ann"] = dict(self.ann)
+        if self.families is not None:
+            out["families"] = dict(self.families)
         return out
 
     @classmethod
@@ -144,6 +149,7 @@ class IndexHeader:
             bodies=None if bodies is None else {k: v for k, v in bodies.items()
                                                 if isinstance(v, int)},
             ann=check.optional_object("ann"),
+            families=check.optional_object("families"),
         )
 
 

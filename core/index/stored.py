@@ -154,6 +154,18 @@ class StoredIndex:
             raise self.malformed(exc) from None
         return arrays, terms
 
+    def families(self) -> NDArray[np.int32] | None:
+        """Each document's routing family id (``None``: no two documents share one)."""
+        if self.header.families is None or self.header.families.get("mode") == "none":
+            return None
+        try:
+            ids = np.asarray(self.array("doc_family"))
+        except KeyError as exc:
+            raise self.malformed(exc) from None
+        if ids.shape != (len(self.names),) or ids.dtype != np.int32:
+            raise self.malformed("doc_family does not give one family id per document")
+        return ids
+
     # -- identity -----------------------------------------------------------------------
     @property
     def fingerprint(self) -> str:

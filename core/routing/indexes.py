@@ -21,6 +21,7 @@ from gov.core.encode import bundle
 from gov.core.errors import GovError
 from gov.core.index.build import BuiltIndex, Progress, build
 from gov.core.index.header import IndexHeader
+from gov.core.index.neighbours import Thresholds
 from gov.core.index.stored import open_stored
 from gov.core.routing import divergence
 from gov.core.routing.point import (
@@ -47,8 +48,11 @@ def build_index(
     ann: bool = False,
     ann_candidates: int | None = None,
     bodies: bool = False,
+    families: str = "declared",
+    duplicates: Thresholds | None = None,
 ) -> BuiltIndex:
-    """Build an index of ``corpus`` that stores ``operating_point`` (and what it learned).
+    """Build an index of ``corpus`` that stores ``operating_point`` (and what it learned);
+    ``families`` and ``duplicates`` as :func:`gov.core.index.build.build` takes them.
 
     Without a point the index routes with the shipped default (the one measured with
     bodies when ``bodies``); a shipped default is never stored, so a newer gov's default
@@ -67,7 +71,8 @@ def build_index(
             extra = {f"learned_{name}": array for name, array in learned.arrays().items()}
     return build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
                  progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
-                 bodies=bodies, stored_point=stored_point, extra_arrays=extra)
+                 bodies=bodies, stored_point=stored_point, extra_arrays=extra,
+                 families=families, duplicates=duplicates)
 
 
 def divergence_of(built: BuiltIndex) -> list[str]:
@@ -93,8 +98,19 @@ def load_index(
 
 
 def build_options(header: IndexHeader) -> dict[str, Any]:
-    """The :func:`build_index` options an index was built with: model, bodies, graph."""
+    """The :func:`build_index` options an index was built with: model, bodies, graph,
+    families."""
     options: dict[str, Any] = {"bodies": header.bodies is not None}
+    mode = (header.families or {}).get("mode")
+    if mode == "none":
+        options["families"] = "none"
+    if header.families is not None and mode == "auto":
+        options["families"] = "auto"
+        thresholds = header.families.get("thresholds")
+        if isinstance(thresholds, dict):
+            options["duplicates"] = Thresholds(**{key: float(value) for key, value
+                                                  in thresholds.items()
+                                                  if key in Thresholds.__dataclass_fields__})
     if header.model_id:
         options["model_id"] = header.model_id
     if header.ann:

@@ -43,6 +43,8 @@ class Router:
         self.operating_point = self._resolve_point(operating_point)
         self._apply_learned(explicit=operating_point is not None)
         self.notices = divergence.reasons(self.operating_point, stored.header)
+        # Routing families: at most one route each (None: every document is its own).
+        self.families = stored.families()
         self.route_ms: float | None = None
 
     # -- identity and documents (the stored index's) ------------------------------------------
@@ -163,7 +165,8 @@ class Router:
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
                 learned: NDArray[np.float64] | None,
                 surface_lexical: NDArray[np.float64]) -> RouteAnswer:
-        chosen, confidence = select(lexical, semantic, self.operating_point, learned)
+        chosen, confidence = select(lexical, semantic, self.operating_point, learned,
+                                    self.families)
         routes = [
             Route(self.stored.names[c.doc], c.fused, c.lexical, c.semantic,
                   why(self.scorer, prompt, c.doc, lexical=c.lexical is not None,

@@ -6,6 +6,11 @@ points. :func:`rank` orders one prompt's candidates; :func:`rank_many` gives the
 of many prompts at once, with the same order and ties; both fuse through
 :func:`gov.core.routing.fusion.fuse` and compute confidence features through
 :func:`gov.core.routing.confidence.features`.
+
+Families (documents with the same ``**Family:**``, and with ``gov index --families auto``
+clusters of near-duplicates) take at most one route: a candidate whose family already has
+a better-ranked document is passed over, so the family's best document stands for it and
+the second route goes to another family.
 """
 
 from __future__ import annotations
@@ -42,10 +47,19 @@ class Ranked(NamedTuple):
     confidence: float | None
 
 
+def _best_of_families(order: NDArray[np.intp], families: NDArray[np.integer[Any]]
+                      ) -> NDArray[np.intp]:
+    """``order`` without the documents whose family came earlier in it."""
+    _, first = np.unique(families[order], return_index=True)
+    kept: NDArray[np.intp] = order[np.sort(first)]
+    return kept
+
+
 def rank(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
          point: OperatingPoint, learned: FloatArray | None = None,
-         limit: int | None = None) -> Ranked:
-    """One prompt's candidates best first, ties broken by the semantic (else lexical) score.
+         limit: int | None = None, families: NDArray[np.integer[Any]] | None = None) -> Ranked:
+    """One prompt's candidates best first, ties broken by the semantic (else lexical) score;
+    with ``families`` (a family id per document), only each family's best.
 
     With ``limit``, only the first ``limit`` candidates are guaranteed (those tied with the
     last of them come too): a large corpus admits thousands, and sorting them all would
@@ -53,15 +67,19 @@ def rank(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     """
     fusion = fuse(lexical, semantic, point, learned)
     fused = fusion.fused
-    candidates = np.flatnonzero(fused > 0.0)
-    if candidates.size == 0:
-        return Ranked(candidates, fusion, None)
-    if limit is not None and candidates.size > 4 * limit + 16:
-        values = fused[candidates]
+    admitted = np.flatnonzero(fused > 0.0)
+    if admitted.size == 0:
+        return Ranked(admitted, fusion, None)
+    candidates = admitted
+    if limit is not None and admitted.size > 4 * limit + 16:
+        values = fused[admitted]
         cut = np.partition(values, values.size - limit)[values.size - limit]
-        candidates = candidates[values >= cut]
-    tiebreak = semantic[candidates] if semantic is not None else lexical[candidates]
-    order = candidates[np.lexsort((-tiebreak, -fused[candidates]))]
+        candidates = admitted[values >= cut]
+    order = _ordered(candidates, fused, semantic, lexical)
+    if families is not None:
+        order = _best_of_families(order, families)
+        if limit is not None and order.size < limit and candidates.size < admitted.size:
+            order = _best_of_families(_ordered(admitted, fused, semantic, lexical), families)
     confidence = None
     # The confidence model is fitted on semantic features; lexical-only (degraded) routing
     # is gated by the floors alone rather than by a model that cannot see its inputs.
@@ -73,16 +91,24 @@ def rank(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     return Ranked(order, fusion, confidence)
 
 
+def _ordered(candidates: NDArray[np.intp], fused: FloatArray,
+             semantic: NDArray[np.floating[Any]] | None, lexical: FloatArray) -> NDArray[np.intp]:
+    tiebreak = semantic[candidates] if semantic is not None else lexical[candidates]
+    return candidates[np.lexsort((-tiebreak, -fused[candidates]))]
+
+
 def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
            point: OperatingPoint, learned: FloatArray | None = None,
+           families: NDArray[np.integer[Any]] | None = None,
            ) -> tuple[list[Candidate], float | None]:
-    """Pick at most ``top_k`` documents, or none; also return the calibrated confidence.
+    """Pick at most ``top_k`` documents, or none, at most one per family; also return the
+    calibrated confidence.
 
     ``learned`` is the learned classifier's probability per document, when the point
     carries one (``gov calibrate --learn``).
     """
     order, (fused, lex_ok, sem_ok), confidence = rank(lexical, semantic, point, learned,
-                                                      limit=point.top_k)
+                                                      limit=point.top_k, families=families)
     if order.size == 0:
         return [], None
     if (confidence is not None and point.min_confidence is not None
@@ -122,23 +148,33 @@ class RankedMany(NamedTuple):
 
 
 def rank_many(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
-              learned: FloatArray | None = None) -> RankedMany:
-    """:func:`rank` for a matrix of prompts (rows) by documents: the same order and ties."""
+              learned: FloatArray | None = None,
+              families: NDArray[np.integer[Any]] | None = None) -> RankedMany:
+    """:func:`rank` for a matrix of prompts (rows) by documents: the same order and ties,
+    and the same passing over of a family's further documents."""
     n = lexical.shape[0]
     fused = fuse(lexical, semantic, point, learned).fused
     tiebreak = semantic if semantic is not None else lexical
     order = np.lexsort((-tiebreak, -fused), axis=-1)
     rows = np.arange(n)
 
-    def nth(column: int) -> tuple[NDArray[np.intp], FloatArray]:
-        if order.shape[1] <= column:
+    def nth(columns: NDArray[np.intp] | None) -> tuple[NDArray[np.intp], FloatArray]:
+        if columns is None:
             return np.full(n, -1, dtype=np.intp), np.zeros(n)
-        top = order[:, column].astype(np.intp)
+        top = order[rows, columns].astype(np.intp)
         value = fused[rows, top]
-        top = np.where(value > 0.0, top, -1)
+        top = np.where((value > 0.0) & (columns >= 0), top, -1)
         return top, np.where(top >= 0, value, 0.0)
 
-    top1, fused1 = nth(0)
-    top2, fused2 = nth(1)
+    first = np.zeros(n, dtype=np.intp) if order.shape[1] else None
+    second: NDArray[np.intp] | None = None
+    if order.shape[1] > 1 and families is None:
+        second = np.ones(n, dtype=np.intp)
+    elif order.shape[1] > 1 and families is not None:
+        family = np.asarray(families)[order]
+        other = family != family[:, :1]
+        second = np.where(other.any(axis=1), np.argmax(other, axis=1), -1).astype(np.intp)
+    top1, fused1 = nth(first)
+    top2, fused2 = nth(second)
     return RankedMany(top1, top2, fused1, fused2,
                       features(lexical, semantic, learned, fused, top1))

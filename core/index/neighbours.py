@@ -1,0 +1,279 @@
+"""Near-duplicate documents: pairs whose routing surfaces say the same thing.
+
+A document's *coverage* by another is the mean, over its surfaces, of each one's best
+cosine with the other's surfaces. Two documents are near-duplicates by meaning when each
+covers the other (the smaller of the two coverages) at least ``overlap_meaning`` by
+their embeddings; by words, the same with their TF-IDF vectors. For documents with only a
+trigger (most skills) coverage is the cosine of the triggers; for documents with examples
+it takes every surface, so two documents whose triggers share a template but whose
+examples differ are not near-duplicates. The work is one matrix product of the
+surfaces with themselves, taken in row blocks so memory stays flat whatever the corpus
+size (:func:`exact_pairs`), and only pairs over a threshold are kept.
+
+Past a few tens of thousands of surfaces the exact product is minutes of work: an index
+with an approximate-search graph answers from each surface's nearest surfaces instead
+(:func:`graph_pairs`). ``gov lint`` reports the pairs; ``gov index --families auto`` turns
+their clusters into routing families.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+# A block of the surface-by-surface matrix holds about this many bytes.
+BLOCK_BYTES = 64 * 1024 * 1024
+FloatMatrix = NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When two documents are near-duplicates: the least coverage (0 to 1) by each signal."""
+
+    overlap_meaning: float = 0.80
+    overlap_words: float = 0.80
+
+    def to_json(self) -> dict[str, float]:
+        return {"overlap_meaning": self.overlap_meaning, "overlap_words": self.overlap_words}
+
+
+@dataclass
+class Pair:
+    """Two documents (positions, ``a < b``) and their coverage per signal ("meaning",
+    "words") where it is over the threshold."""
+
+    a: int
+    b: int
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def similarity(self) -> float:
+        return max(self.scores.values())
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How surfaces group into documents: each surface's owner and kind, each document's
+    first surface and surface count."""
+
+    owners: NDArray[np.int64]
+    kinds: NDArray[np.int8]
+    starts: NDArray[np.int64]
+    counts: NDArray[np.int64]
+
+    @classmethod
+    def of(cls, owners: NDArray[Any], kinds: NDArray[Any], documents: int) -> Layout:
+        owner = np.asarray(owners, dtype=np.int64)
+        counts = np.bincount(owner, minlength=documents).astype(np.int64)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+        return cls(owner, np.asarray(kinds, dtype=np.int8), starts, counts)
+
+    @property
+    def documents(self) -> int:
+        return int(self.starts.size)
+
+    @property
+    def surfaces(self) -> int:
+        return int(self.owners.size)
+
+    def trigger_rows(self) -> NDArray[np.int64]:
+        """Each document's trigger surface (its first)."""
+        return self.starts
+
+
+def block_bounds(layout: Layout, row_bytes: int, budget: int = BLOCK_BYTES
+                 ) -> list[tuple[int, int]]:
+    """Row ranges ``[start, stop)`` of whole documents, each within ``budget`` bytes."""
+    rows = max(1, budget // max(row_bytes, 1))
+    bounds = []
+    doc = 0
+    while doc < layout.documents:
+        first = doc
+        start = int(layout.starts[doc])
+        while doc < layout.documents and (doc == first or int(layout.starts[doc])
+                                          + int(layout.counts[doc]) - start <= rows):
+            doc += 1
+        stop = int(layout.starts[doc - 1] + layout.counts[doc - 1])
+        bounds.append((start, stop))
+    return bounds
+
+
+def dense_rows(vectors: FloatMatrix) -> Callable[[int, int], FloatMatrix]:
+    """Cosines of surface embeddings (unit vectors): one block of ``V @ V.T``."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    return lambda start, stop: matrix[start:stop] @ matrix.T
+
+
+def sparse_rows(col_ptr: NDArray[Any], col_rows: NDArray[Any], col_data: NDArray[Any],
+                surfaces: int) -> Callable[[int, int], FloatMatrix]:
+    """Cosines of TF-IDF surface vectors (l2-normalised, stored by column): one block."""
+    from scipy.sparse import csc_matrix
+
+    terms = int(np.asarray(col_ptr).size) - 1
+    matrix = csc_matrix((np.asarray(col_data), np.asarray(col_rows), np.asarray(col_ptr)),
+                        shape=(surfaces, terms)).tocsr()
+    transposed = matrix.T.tocsc()
+    return lambda start, stop: np.asarray((matrix[start:stop] @ transposed).toarray(),
+                                          dtype=np.float32)
+
+
+class PairFinder:
+    """Accumulates, block by block, each document's coverage by every other, where it is
+    over the threshold of one signal."""
+
+    def __init__(self, layout: Layout, signal: str, threshold: float) -> None:
+        self.layout = layout
+        self.signal = signal
+        self.threshold = threshold
+        self.directed: dict[tuple[int, int], float] = {}
+
+    def add(self, start: int, stop: int, sims: FloatMatrix) -> None:
+        """Take one block: rows ``start:stop`` of the surface-by-surface cosines."""
+        layout = self.layout
+        sims = np.array(sims, dtype=np.float32)  # own copy: own documents are masked
+        docs = np.unique(layout.owners[start:stop])
+        for doc in docs.tolist():
+            first, count = int(layout.starts[doc]), int(layout.counts[doc])
+            sims[first - start:first - start + count, first:first + count] = -1.0
+        best = _best_per_document(sims, layout)  # rows x documents
+        summed = np.add.reduceat(best, layout.starts[docs] - start, axis=0)
+        coverage = summed / layout.counts[docs][:, None]
+        for row, column in zip(*np.nonzero(coverage >= self.threshold), strict=True):
+            self.directed[(int(docs[row]), int(column))] = float(coverage[row, column])
+
+    def pairs(self) -> dict[tuple[int, int], float]:
+        """``(a, b) -> coverage`` (the smaller direction) for every pair over the threshold."""
+        return mutual(self.directed, self.threshold)
+
+
+def mutual(directed: dict[tuple[int, int], float], threshold: float
+           ) -> dict[tuple[int, int], float]:
+    """Pairs whose coverage is over ``threshold`` both ways, at the smaller one."""
+    found = {}
+    for (a, b), forward in directed.items():
+        backward = directed.get((b, a))
+        if a < b and backward is not None and min(forward, backward) >= threshold:
+            found[(a, b)] = min(forward, backward)
+    return found
+
+
+def _best_per_document(sims: FloatMatrix, layout: Layout) -> FloatMatrix:
+    """Each row's highest cosine per document (``np.maximum.reduceat`` over columns)."""
+    return np.maximum.reduceat(sims, layout.starts, axis=1)
+
+
+def merge(found: dict[str, dict[tuple[int, int], float]]) -> list[Pair]:
+    """Pairs from every signal, one per document pair, most alike first."""
+    pairs: dict[tuple[int, int], Pair] = {}
+    for signal, scores in found.items():
+        for (a, b), value in scores.items():
+            pairs.setdefault((a, b), Pair(a, b)).scores[signal] = value
+    return sorted(pairs.values(), key=lambda p: (-p.similarity, p.a, p.b))
+
+
+def clusters(pairs: Sequence[Pair], documents: int) -> list[list[int]]:
+    """Connected groups of two or more documents (union-find over the pairs), each sorted,
+    in order of their first document."""
+    parent = list(range(documents))
+
+    def root(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for pair in pairs:
+        ra, rb = root(pair.a), root(pair.b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for node in range(documents):
+        groups.setdefault(root(node), []).append(node)
+    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+
+
+LexicalColumns = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]  # col_ptr, col_rows, col_data
+
+
+def exact_pairs(layout: Layout, vectors: FloatMatrix | None, lexical: LexicalColumns | None,
+                thresholds: Thresholds, budget: int = BLOCK_BYTES,
+                visit: Callable[[int, int, FloatMatrix, FloatMatrix | None], None] | None = None,
+                ) -> list[Pair]:
+    """Every near-duplicate pair, from the exact blocked products (meaning when ``vectors``
+    are given, words when ``lexical``, the TF-IDF matrix by column, is).
+
+    ``visit(start, stop, meaning, words)`` also sees every block (``gov lint`` routes each
+    surface from the same blocks), so the product is taken once.
+    """
+    finders: list[tuple[PairFinder, Callable[[int, int], FloatMatrix]]] = []
+    if vectors is not None:
+        finders.append((PairFinder(layout, "meaning", thresholds.overlap_meaning),
+                        dense_rows(vectors)))
+    if lexical is not None:
+        finders.append((PairFinder(layout, "words", thresholds.overlap_words),
+                        sparse_rows(*lexical, layout.surfaces)))
+    for start, stop in block_bounds(layout, layout.surfaces * 4 * (len(finders) + 2), budget):
+        blocks = [rows(start, stop) for _, rows in finders]
+        for (finder, _), sims in zip(finders, blocks, strict=True):
+            finder.add(start, stop, sims)
+        if visit is not None:
+            meaning = blocks[0] if vectors is not None else None
+            words = blocks[-1] if lexical is not None else None
+            visit(start, stop, meaning, words)  # type: ignore[arg-type]
+    return merge({finder.signal: finder.pairs() for finder, _ in finders})
+
+
+def graph_pairs(layout: Layout, vectors: FloatMatrix, nearest: Any, thresholds: Thresholds,
+                batch: int = 4096) -> list[Pair]:
+    """Near-duplicate pairs by meaning from each surface's nearest surfaces in the
+    approximate-search graph (``nearest.search``): a surface's best cosine with a document
+    the graph does not name counts as 0, so coverage is a lower bound."""
+    totals: dict[tuple[int, int], float] = {}
+    for first in range(0, layout.surfaces, batch):
+        rows = np.arange(first, min(first + batch, layout.surfaces))
+        for row, hits in zip(rows.tolist(), nearest.search(vectors[rows]), strict=True):
+            mine = int(layout.owners[row])
+            others = hits[layout.owners[hits] != mine]
+            if others.size == 0:
+                continue
+            sims = vectors[others] @ vectors[row]
+            owners = layout.owners[others]
+            order = np.lexsort((-sims, owners))  # by document, best first
+            keep = np.concatenate(([True], owners[order][1:] != owners[order][:-1]))
+            for doc, best in zip(owners[order][keep].tolist(), sims[order][keep].tolist(),
+                                 strict=True):
+                totals[(mine, doc)] = totals.get((mine, doc), 0.0) + float(best)
+    directed = {key: total / float(layout.counts[key[0]]) for key, total in totals.items()}
+    return merge({"meaning": mutual(directed, thresholds.overlap_meaning)})
+
+
+def family_ids(declared: Sequence[str | None], groups: Sequence[Sequence[int]] = ()
+               ) -> NDArray[np.int32]:
+    """A family id per document: documents with the same declared family, or in one of
+    ``groups`` (clusters of near-duplicates), share one; every other document is its own."""
+    documents = len(declared)
+    parent = list(range(documents))
+
+    def root(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(a: int, b: int) -> None:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    first_of: dict[str, int] = {}
+    for position, family in enumerate(declared):
+        if family:
+            join(first_of.setdefault(family, position), position)
+    for group in groups:
+        for member in group[1:]:
+            join(group[0], member)
+    return np.asarray([root(node) for node in range(documents)], dtype=np.int32)
