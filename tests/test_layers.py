@@ -28,6 +28,7 @@ ALLOWED = {
     "routing": {"telemetry", "corpus", "encode", "index", "scoring"},
     "calibration": {"corpus", "encode", "index", "scoring", "routing"},
     "serving": {"telemetry", "corpus", "encode", "index", "scoring", "routing", "cards"},
+    "lint": {"corpus", "encode", "index", "scoring", "routing"},
     "doctor": {"telemetry", "corpus", "encode", "index", "scoring", "routing", "serving"},
 }
 HEAVY_UI = ("typer", "rich", "click")

@@ -1,0 +1,101 @@
+"""Hubs: documents that rank first for prompts unrelated to them.
+
+gov ships a bank of about 400 generic prompts (greetings, everyday questions, general
+programming questions; ``core/data/background_prompts.jsonl``) that no team policy would
+govern. Each is scored against the corpus as a route scores it (words and meaning, the
+operating point's pooling, the index's families) and selected by the router's kernel; a
+document the router would deliver for many of them has surfaces broad enough to take
+prompts that are not its own. (Ranking first alone is no finding: under a confidence
+gate the best of weak candidates is routed nowhere.) The bank's vectors are kept in the
+embedding cache, so only the first lint on a machine pays for embedding them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+import orjson
+from numpy.typing import NDArray
+
+from gov.core.encode import bundle
+from gov.core.routing.router import Router
+from gov.core.routing.select import rank_many, select
+
+BANK = "background_prompts.jsonl"
+BATCH = 64
+
+
+@dataclass
+class HubCount:
+    """How often one document ranks first for the bank's prompts, and how often the router
+    would deliver it for one (its confidence gate and second route included), and which."""
+
+    first: int = 0
+    routed: int = 0
+    prompts: list[int] = field(default_factory=list)
+
+
+def bank_prompts() -> list[str]:
+    """The shipped bank of generic prompts."""
+    source = resources.files("gov.core") / "data" / BANK
+    return [orjson.loads(line)["prompt"] for line in source.read_bytes().splitlines()
+            if line.strip()]
+
+
+def bank_vectors(router: Router, prompts: Sequence[str]) -> NDArray[np.float32] | None:
+    """The prompts' vectors: from the embedding cache, else embedded and cached (``None``
+    when routing is by words alone)."""
+    from gov.core.encode.cache import EmbeddingCache, model_folder
+    from gov.core.encode.embedding import model_sha256
+
+    model_id = router.model_id
+    if model_id is None or router.degraded is not None:
+        return None
+    dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
+    cache = EmbeddingCache(model_folder(model_id, model_sha256(model_id)), dim)
+    try:
+        found = cache.lookup(prompts)
+    except OSError:
+        found = {}
+    missing = [prompt for prompt in prompts if prompt not in found]
+    if missing:
+        fresh = router.scorer.embed(missing)
+        if fresh is None:
+            return None
+        found.update(zip(missing, np.asarray(fresh, dtype=np.float32), strict=True))
+        # A read-only cache folder costs the next lint a second, nothing more.
+        with contextlib.suppress(OSError):
+            cache.add(missing, np.asarray(fresh, dtype=np.float32))
+    return np.stack([found[prompt] for prompt in prompts]).astype(np.float32)
+
+
+def hub_counts(router: Router, prompts: Sequence[str]) -> dict[int, HubCount]:
+    """Per document (position): how often it ranks first, and how often it is routed."""
+    vectors = bank_vectors(router, prompts)
+    point = router.operating_point
+    scorer = router.scorer
+    families = router.families
+    counts: dict[int, HubCount] = {}
+    for first in range(0, len(prompts), BATCH):
+        batch = list(prompts[first : first + BATCH])
+        lexical = scorer.lexical_many(batch)
+        semantic = None
+        if vectors is not None:
+            semantic = np.asarray(scorer.semantic(
+                vectors[first : first + len(batch)], pool=point.semantic_pool,
+                body_weight=point.body_weight, learned=False), dtype=np.float64)
+        ranked = rank_many(lexical, semantic, point, families=families)
+        for row, top in enumerate(ranked.top1.tolist()):
+            if top >= 0:
+                counts.setdefault(top, HubCount()).first += 1
+            chosen, _ = select(lexical[row], None if semantic is None else semantic[row], point,
+                               families=families)
+            for candidate in chosen:
+                count = counts.setdefault(candidate.doc, HubCount())
+                count.routed += 1
+                count.prompts.append(first + row)
+    return counts

@@ -1,0 +1,304 @@
+"""Lint a corpus or an index: every rule, one pass each, findings in reading order.
+
+:func:`lint_paths` is what ``gov lint PATHS`` runs: it reads the corpus (keeping why any
+file was skipped), uses the index when it is fresh for the corpus (else builds one in
+memory, reusing the index's vectors for unchanged surfaces), and lints. :func:`lint_index`
+lints an index file alone: it stores each document's whole text, so every line number
+is found again.
+
+The pairwise rules (overlap, shadowed) share one blocked product of the surfaces with
+themselves. Past ``exact_surface_limit`` surfaces that product is minutes of work: the
+overlap rule then uses the index's approximate-search graph when it has one, and the
+report says which rules (or parts of rules) were skipped and why.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gov.core.corpus.document import Corpus
+from gov.core.errors import GovError
+from gov.core.index import neighbours
+from gov.core.index.stored import StoredIndex, open_stored
+from gov.core.lint import surface_rules
+from gov.core.lint.config import LintConfig, find_config, load_config
+from gov.core.lint.documents import LintDocument, lint_document
+from gov.core.lint.findings import Finding, LintReport, Skipped, ordered
+from gov.core.lint.hubs import bank_prompts, hub_counts
+from gov.core.lint.overlap import overlap_findings
+from gov.core.lint.shadowed import ShadowFinder
+from gov.core.routing.router import Router
+
+Problems = Sequence[tuple[str, int | None, str]]
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _documents(stored: StoredIndex, corpus: Corpus | None) -> list[LintDocument]:
+    """Each indexed document with its lines, its file shown from the current folder (as the
+    corpus was read, when it was: an index fresh for a copied corpus names the originals)."""
+    read = {doc.name: doc for doc in corpus.documents} if corpus else {}
+    base = stored.base
+    out = []
+    for record in stored.documents:
+        fresh = read.get(record.name)
+        source = fresh.source if fresh is not None else record.source
+        if fresh is None and source and not source.startswith("<stdin>"):
+            path, _, number = source.rpartition(":") if record.kind == "jsonl" else (source, "", "")
+            shown = path if os.path.isabs(path) else _shown(base / path)
+            source = f"{shown}:{number}" if number else shown
+        out.append(lint_document(record.name, source, record.kind, record.trigger,
+                                 record.examples, record.family, record.depends_on,
+                                 fresh.text if fresh is not None else stored.text(record.name),
+                                 fresh.lint_ignore if fresh is not None and record.kind == "jsonl"
+                                 else None))
+    return out
+
+
+class _Run:
+    """One lint run: the index, its documents, the config, and the findings so far."""
+
+    def __init__(self, stored: StoredIndex, documents: list[LintDocument], config: LintConfig,
+                 exact: bool) -> None:
+        self.stored = stored
+        self.documents = documents
+        self.config = config
+        self.exact = exact
+        self.router = Router(stored)
+        self.findings: list[Finding] = []
+        self.skipped: list[Skipped] = []
+        self.layout = neighbours.Layout.of(np.asarray(stored.surface_doc),
+                                           np.asarray(stored.surface_kind), len(documents))
+        self.texts = [text for doc in documents for text in (doc.trigger, *doc.examples)]
+        self.lines = [line for doc in documents for line in doc.surface_lines()]
+        if len(self.texts) != self.layout.surfaces:
+            raise GovError(f"{stored.where}: the index's surfaces do not match its documents; "
+                           "rebuild it")
+        self.vectors = self.router.scorer.embeddings
+
+    def emit(self, rule: str, doc: LintDocument | None, line: int | None, message: str,
+             fix: str, data: dict[str, Any] | None = None, file: str | None = None
+             ) -> Finding | None:
+        if not self.config.enabled(rule) or (doc is not None and rule in doc.ignore):
+            return None
+        finding = Finding(rule, self.config.severity(rule), doc.name if doc else None,
+                          doc.file if doc else file, line, message, fix, data or {})
+        self.findings.append(finding)
+        return finding
+
+    def skip(self, rule: str, reason: str) -> None:
+        if self.config.enabled(rule):
+            self.skipped.append(Skipped(rule, reason))
+
+    # -- the rules ------------------------------------------------------------------------
+    def problems(self, problems: Problems) -> None:
+        for file, line, problem in problems:
+            rule = "trigger-missing" if "no **Agent-trigger:**" in problem or \
+                "no 'description'" in problem or "trigger is empty" in problem else "unreadable"
+            fix = ("add an **Agent-trigger:** line (or a front matter 'description') saying "
+                   "when it applies" if rule == "trigger-missing"
+                   else "fix the file so gov can read it")
+            self.emit(rule, None, line or 1, f"skipped, never routed: {problem}", fix, file=file)
+
+    def per_document(self, retired: set[str]) -> None:
+        config = self.config
+        arrays, _ = self.stored.lexical_arrays()
+        stop_words = frozenset(arrays.stop_words)
+        shared = surface_rules.boilerplate(self.documents, config)
+        routable = {doc.name for doc in self.documents}
+        sizes = Counter(doc.family for doc in self.documents if doc.family)
+        counter = surface_rules.token_counter() if config.max_tokens else None
+        for position, doc in enumerate(self.documents):
+            for _ in surface_rules.trigger_findings(doc, self.emit, config, stop_words, shared):
+                pass
+            cosines = None
+            if self.vectors is not None and doc.examples:
+                start = int(self.layout.starts[position])
+                block = np.asarray(self.vectors[start:start + 1 + len(doc.examples)])
+                cosines = (block[1:] @ block[0]).tolist()
+            for _ in surface_rules.example_findings(doc, self.emit, config, cosines):
+                pass
+            for _ in surface_rules.relation_findings(doc, self.emit, routable, retired, sizes):
+                pass
+            if config.max_tokens:
+                surface_rules.budget_finding(doc, self.emit, config.max_tokens, counter)
+
+    def pairwise(self) -> list[list[int]]:
+        """Overlap and shadowed surfaces; returns the clusters of near-duplicates."""
+        config = self.config
+        want_overlap, want_shadow = config.enabled("overlap"), config.enabled("shadowed")
+        if not (want_overlap or want_shadow):
+            return []
+        layout, vectors = self.layout, self.vectors
+        arrays, _ = self.stored.lexical_arrays()
+        lexical = (arrays.col_ptr, arrays.col_rows, arrays.col_data) if arrays.n_rows else None
+        thresholds = config.duplicates()
+        limit = config.whole("exact_surface_limit")
+        scorer = self.router.scorer
+        shadow = None
+        if self.exact or layout.surfaces <= limit:
+            if want_shadow:
+                shadow = ShadowFinder(layout, self.router.operating_point, scorer.body_vectors,
+                                      scorer.body_present, vectors, self.router.families,
+                                      config.whole("trigger_check_min_examples"))
+            pairs = neighbours.exact_pairs(layout, vectors, lexical, thresholds,
+                                           visit=shadow.visit if shadow else None)
+        else:
+            size = f"{layout.surfaces:,} surfaces, over exact_surface_limit ({limit:,})"
+            self.skip("shadowed", f"{size}: routing every surface is not done at this size "
+                      "(gov lint --exact does it)")
+            pairs = []
+            if vectors is not None and scorer.nearest is not None:
+                pairs = neighbours.graph_pairs(layout, vectors, scorer.nearest, thresholds)
+                self.skip("overlap", f"{size}: pairs by meaning come from the approximate-"
+                          "search graph; pairs by words only where triggers are identical")
+            else:
+                self.skip("overlap", f"{size} and no approximate-search graph: only identical "
+                          "triggers are compared (gov index --ann, or gov lint --exact)")
+            pairs = neighbours.merge({"meaning": {(p.a, p.b): p.scores["meaning"]
+                                                  for p in pairs},
+                                      "words": self._identical()})
+        groups = neighbours.clusters(pairs, layout.documents)
+        if want_overlap:
+            rows: dict[str, Callable[..., Any]] = {}
+            if vectors is not None:
+                rows["meaning"] = neighbours.dense_rows(vectors)
+            if lexical is not None:
+                rows["words"] = neighbours.sparse_rows(*lexical, layout.surfaces)
+            for _ in overlap_findings(pairs, groups, self.documents, layout, rows, self.texts,
+                                      self.lines, self.emit):
+                pass
+        if shadow is not None:
+            self.shadowed(shadow, groups)
+        return groups
+
+    def _identical(self) -> dict[tuple[int, int], float]:
+        """Documents whose surfaces are the same words (the check that needs no product)."""
+        seen: dict[tuple[str, ...], int] = {}
+        found = {}
+        for position, doc in enumerate(self.documents):
+            key = tuple(sorted(surface_rules.normalised(text)
+                               for text in (doc.trigger, *doc.examples)))
+            if key in seen:
+                found[(seen[key], position)] = 1.0
+            else:
+                seen[key] = position
+        return found
+
+    def shadowed(self, shadow: ShadowFinder, groups: list[list[int]]) -> None:
+        cluster = {member: number for number, group in enumerate(groups) for member in group}
+        for item in shadow.shadows:
+            mine, theirs = self.documents[item.owner], self.documents[item.taker]
+            if (mine.family is not None and mine.family == theirs.family) or (
+                    item.owner in cluster and cluster.get(item.taker) == cluster[item.owner]):
+                continue
+            what = "the trigger" if item.surface == int(self.layout.starts[item.owner]) \
+                else "the example"
+            place = (f"this document ranks {item.own_rank}" if item.own_rank
+                     else "this document is not a candidate")
+            self.emit("shadowed", mine, self.lines[item.surface],
+                      f"{what} {self.texts[item.surface]!r}, routed as a prompt, goes to "
+                      f"{theirs.name!r} (score {item.taker_score:.3f}); {place} without "
+                      "this line",
+                      f"make the line specific to this document, or move it to {theirs.name!r}",
+                      data={"taker": theirs.name, "taker_score": round(item.taker_score, 4),
+                            "own_score": round(item.own_score, 4), "own_rank": item.own_rank})
+
+    def hubs(self) -> None:
+        if not self.config.enabled("hub"):
+            return
+        prompts = bank_prompts()
+        counts = hub_counts(self.router, prompts)
+        least = max(self.config.whole("hub_min_prompts"),
+                    int(np.ceil(self.config.threshold("hub_share") * len(prompts))))
+        for position, count in sorted(counts.items()):
+            if count.routed < least:
+                continue
+            doc = self.documents[position]
+            shown = ", ".join(repr(prompts[i]) for i in count.prompts[:3])
+            self.emit("hub", doc, doc.trigger_line,
+                      f"routed for {count.routed} of {len(prompts)} generic prompts that no "
+                      f"document governs (e.g. {shown}); ranks first for {count.first}",
+                      "narrow the trigger and examples to the situations this document governs",
+                      data={"first": count.first, "routed": count.routed,
+                            "prompts": len(prompts)})
+
+
+def lint_index(index: StoredIndex | str | os.PathLike[str], *,
+               config: LintConfig | None = None, exact: bool = False,
+               corpus: Corpus | None = None) -> LintReport:
+    """Lint an index (or the corpus it was built from, ``corpus``, read just now)."""
+    started = time.perf_counter()
+    stored = index if isinstance(index, StoredIndex) else open_stored(index)
+    if config is None:
+        roots = [str(stored.base / root) for root in stored.header.roots if root != "-"]
+        config = load_config(find_config(roots))
+    documents = _documents(stored, corpus)
+    run = _Run(stored, documents, config, exact)
+    if corpus is not None:
+        run.problems(corpus.problems)
+        retired = {doc.name for doc in corpus.retired}
+    else:
+        run.problems([(_shown(stored.base / path), None, "no trigger line, or unreadable "
+                       "(run gov lint on the folder for the reason)")
+                      for path in stored.header.corpus.skipped])
+        retired = set(stored.header.corpus.retired)
+    run.per_document(retired)
+    run.pairwise()
+    run.hubs()
+    source = str(stored.path) if stored.path else ", ".join(stored.header.roots)
+    return LintReport(ordered(run.findings), run.skipped, len(documents),
+                      time.perf_counter() - started, source)
+
+
+def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
+                index: str | os.PathLike[str] | None = None, exact: bool = False) -> LintReport:
+    """Lint a corpus read with :func:`gov.core.corpus.reader.load_corpus`: with the index at
+    ``index`` when it is fresh for it, else an index built in memory (reusing ``index``'s
+    vectors for unchanged surfaces)."""
+    from gov.core.routing.indexes import build_index
+
+    started = time.perf_counter()
+    if config is None:
+        config = load_config(find_config(corpus.roots))
+    stored = None
+    if index is not None and Path(index).is_file():
+        try:
+            opened = open_stored(index)
+            if opened.fingerprint == corpus.fingerprint:
+                stored = opened
+        except GovError:
+            stored = None
+    if stored is None:
+        built = build_index(corpus, previous=index if index is not None and Path(index).is_file()
+                            else None)
+        stored = StoredIndex(built)
+    report = lint_index(stored, config=config, exact=exact, corpus=corpus)
+    report.seconds = time.perf_counter() - started
+    report.source = ", ".join(corpus.roots)
+    return report
+
+
+def lint_paths(paths: Sequence[str | os.PathLike[str]], *, config: LintConfig | None = None,
+               index: str | os.PathLike[str] | None = None, exact: bool = False,
+               warn: Callable[[str], None] | None = None) -> LintReport:
+    """Read the corpus under ``paths`` and lint it (``gov lint PATHS``); a skipped file is
+    a finding, not a warning."""
+    from gov.core.corpus.reader import load_corpus
+
+    corpus = load_corpus(paths, warn=warn or (lambda _message: None))
+    if config is None:
+        config = load_config(find_config(paths))
+    return lint_corpus(corpus, config=config, index=index, exact=exact)
