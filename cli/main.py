@@ -34,6 +34,7 @@ COMMAND_MODULES = [
     "gov.cli.commands.hook",
     "gov.cli.commands.card",
     "gov.cli.commands.eval",
+    "gov.cli.commands.lint",
     "gov.cli.commands.calibrate",
     "gov.cli.commands.telemetry",
     "gov.cli.commands.serve",

@@ -1,4 +1,4 @@
-"""Output formats as classes in one registry: text, json, jsonl, github.
+"""Output formats as classes in one registry: text, json, jsonl, github, sarif.
 
 A command hands a reporter *views* of what it found: items (one routed row, one card,
 one finding), streamed as they come, and at most one summary at the end. A view knows
@@ -10,7 +10,10 @@ writes it the same way.
 * text: each item's text, then the summary's (rich, honouring ``--color``);
 * json: one JSON document: the items as an array, else the summary, indented;
 * jsonl: one JSON line per item (the summary, when there are no items);
-* github: ``::error file=…,line=…::message`` lines for the annotations.
+* github: ``::error file=…,line=…::message`` lines for the annotations;
+* sarif: one SARIF 2.1.0 log of the annotations that point at a file (GitHub code
+  scanning shows them on the files); a summary view that offers ``rules()`` names the
+  tool's rules, else each annotation's ``rule`` (or title) becomes one.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Annotation:
     file: str | None = None
     line: int | None = None
     title: str | None = None
+    rule: str | None = None  # a stable id (SARIF's ruleId)
 
 
 class View(Protocol):
@@ -167,8 +171,119 @@ class GithubReporter(Reporter):
         super().close()
 
 
+@dataclass(frozen=True)
+class RuleInfo:
+    """What SARIF says about one rule: id, one-line summary, what it checks, its default
+    level (error, warning or note)."""
+
+    id: str
+    summary: str
+    description: str
+    level: str = "warning"
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVEL = {"error": "error", "warning": "warning", "notice": "note", "note": "note"}
+
+
+class SarifReporter(Reporter):
+    """A SARIF 2.1.0 log: one run of the tool ``gov``, a result per annotation with a file.
+
+    GitHub code scanning reads ``ruleId`` and the first location's file and ``startLine``;
+    file paths are written relative to the working folder, as the repository root is when
+    CI runs ``gov`` there. Annotations without a file (a note about the run) become the
+    invocation's notifications.
+    """
+
+    name = "sarif"
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        super().__init__(stream)
+        self.annotations: list[Annotation] = []
+
+    def item(self, view: View) -> None:
+        super().item(view)
+        self.annotations.extend(annotations_of(view))
+
+    def close(self, summary: View | None = None) -> None:
+        if summary is not None:
+            self.annotations.extend(annotations_of(summary))
+        rules_of = getattr(summary, "rules", None) if summary is not None else None
+        self._json(sarif_log(self.annotations, list(rules_of()) if rules_of else []),
+                   indent=True)
+        super().close()
+
+
+def _sarif_uri(path: str) -> str:
+    from pathlib import PurePath
+    from urllib.parse import quote
+
+    return quote(PurePath(path).as_posix(), safe="/._-~")
+
+
+def sarif_log(annotations: list[Annotation], rules: list[RuleInfo]) -> dict[str, Any]:
+    """The SARIF 2.1.0 log of ``annotations`` (``rules``: the tool's rule table)."""
+    import hashlib
+
+    from gov.core import __version__
+
+    table = list(rules)
+    known = {rule.id for rule in table}
+    for annotation in annotations:
+        rule_id = annotation.rule or annotation.title or "gov"
+        if annotation.file and rule_id not in known:
+            table.append(RuleInfo(rule_id, annotation.title or rule_id,
+                                  annotation.title or rule_id, SARIF_LEVEL[annotation.level]))
+            known.add(rule_id)
+    index = {rule.id: number for number, rule in enumerate(table)}
+    results = []
+    notifications = []
+    for annotation in annotations:
+        level = SARIF_LEVEL[annotation.level]
+        if not annotation.file:
+            notifications.append({"level": level, "message": {"text": annotation.message}})
+            continue
+        rule_id = annotation.rule or annotation.title or "gov"
+        line = annotation.line if annotation.line and annotation.line >= 1 else 1
+        identity = f"{rule_id}\0{annotation.file}\0{annotation.message}".encode()
+        results.append({
+            "ruleId": rule_id,
+            "ruleIndex": index[rule_id],
+            "level": level,
+            "message": {"text": annotation.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _sarif_uri(annotation.file),
+                                     "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": line}}}],
+            "partialFingerprints": {"govFinding/v1": hashlib.sha256(identity).hexdigest()[:32]},
+        })
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "gov",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [{
+                    "id": rule.id,
+                    "name": "".join(part.capitalize() for part in rule.id.split("-")),
+                    "shortDescription": {"text": rule.summary[:1024]},
+                    "fullDescription": {"text": rule.description[:1024]},
+                    "help": {"text": rule.description[:1024]},
+                    "defaultConfiguration": {"level": rule.level},
+                } for rule in table],
+            }},
+            "invocations": [{"executionSuccessful": True,
+                             "toolExecutionNotifications": notifications}],
+            "results": results,
+        }],
+    }
+
+
 REPORTERS: dict[str, type[Reporter]] = {
-    cls.name: cls for cls in (TextReporter, JsonReporter, JsonlReporter, GithubReporter)
+    cls.name: cls for cls in (TextReporter, JsonReporter, JsonlReporter, GithubReporter,
+                              SarifReporter)
 }
 
 

@@ -30,6 +30,12 @@ the shipped default point measured with bodies.
 
 Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
 routes then read the vectors of the nearest surfaces' documents, not every vector.
+
+Documents with the same **Family:** line form a routing family: a route takes at most one
+document of a family (its best), so two near-duplicates never take both routes of a turn.
+--families auto also makes a family of each cluster of documents gov lint calls
+near-duplicates (its overlap rule, thresholds from gov-lint.json beside the corpus);
+--families none turns families off.
 """
 
 
@@ -49,6 +55,7 @@ def index_command(
     bodies: Annotated[bool, typer.Option("--bodies", help="Also embed each document's body, passage by passage, as further evidence of its meaning (one mean vector per document).")] = False,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
+    families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: documents sharing a Family line (declared), also clusters of near-duplicates (auto), or none.")] = "declared",
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
     *,
     view: options.Output,
@@ -69,11 +76,18 @@ def index_command(
         raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
     if ann_candidates is not None and not ann:
         raise UsageError("--ann-candidates needs --ann")
+    if families not in ("declared", "auto", "none"):
+        raise UsageError(f"--families must be declared, auto or none, not {families!r}")
     from gov.core.corpus.reader import load_corpus
     from gov.core.encode import bundle as model_bundle
     from gov.core.routing.indexes import build_index, divergence_of
 
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
+    duplicates = None
+    if families == "auto":
+        from gov.core.lint.config import find_config, load_config
+
+        duplicates = load_config(find_config(paths)).duplicates()
     progress, finish = _progress()
     try:
         built = build_index(
@@ -86,6 +100,8 @@ def index_command(
             ann=ann,
             ann_candidates=ann_candidates,
             bodies=bodies,
+            families=families,
+            duplicates=duplicates,
         )
     finally:
         finish()
@@ -106,6 +122,7 @@ def index_command(
         "divergence": divergence_of(built),
         "search": "approximate (usearch)" if header.ann else "exact",
         "bodies": header.bodies,
+        "families": header.families,
     }
     retired: list[str] = summary["retired"]
     skipped: list[str] = summary["skipped"]
@@ -124,6 +141,12 @@ def index_command(
     if header.ann:
         lines.append(f"  search: approximate (usearch HNSW over {header.ann['surfaces']} surfaces, "
                      f"{header.ann['candidates']} candidates per prompt, scored exactly)")
+    if header.families and header.families.get("families"):
+        group = header.families
+        auto = (f", {group['clusters']} of them clusters of near-duplicates"
+                if group.get("clusters") else "")
+        lines.append(f"  families: {group['families']} families of {group['documents']} documents"
+                     f" take one route each{auto}")
     if retired:
         lines.append(f"  left out (status): {', '.join(retired)}")
     if skipped:
