@@ -1,0 +1,135 @@
+"""A corpus with one of each problem planted in it yields exactly those findings, each at its
+file and line; switching a rule off (per document, per corpus, per run) removes exactly it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gov.core.lint import LintReport, lint_paths
+from gov.core.lint.config import load_config
+from tests.lint.conftest import PLANTED
+
+# (rule, file, line, severity): the problems planted in tests/lint/fixtures/planted.
+PLANTED_FINDINGS = {
+    # time-off and leave-requests say the same thing; each points at its surface that
+    # collides most (the first example).
+    ("overlap", "leave-requests.md", 4, "warning"),
+    ("overlap", "time-off.md", 4, "warning"),
+    # team-events has an example that is business travel's ("book a flight to Lisbon").
+    ("shadowed", "team-events.md", 6, "warning"),
+    # general-assistant takes greetings, recipes, jokes: generic prompts.
+    ("hub", "general-assistant.md", 3, "warning"),
+    # meeting-rooms' trigger is one word.
+    ("trigger-short", "meeting-rooms.md", 3, "warning"),
+    # security-incidents depends on a document that does not exist.
+    ("depends-dangling", "security-incidents.md", 6, "error"),
+}
+
+
+def keys(report: LintReport, base: Path = PLANTED) -> set[tuple[str, str, int | None, str]]:
+    out = set()
+    for finding in report.findings:
+        assert finding.file is not None
+        path = Path(finding.file).resolve()
+        assert path.parent == base.resolve(), finding
+        out.add((finding.rule, path.name, finding.line, finding.severity))
+    return out
+
+
+@pytest.fixture(scope="module")
+def planted_report(planted_index: Path) -> LintReport:
+    return lint_paths([PLANTED], index=planted_index)
+
+
+def test_the_planted_corpus_yields_exactly_the_planted_findings(planted_report: LintReport) -> None:
+    assert keys(planted_report) == PLANTED_FINDINGS
+    assert planted_report.documents == 11
+    assert planted_report.skipped == []
+    assert planted_report.fails("error") and planted_report.fails("warning")
+
+
+@pytest.mark.parametrize("rule,file,line,severity", sorted(PLANTED_FINDINGS))
+def test_each_planted_problem_is_found_at_its_file_and_line(
+        planted_report: LintReport, rule: str, file: str, line: int, severity: str) -> None:
+    matches = [f for f in planted_report.findings
+               if f.rule == rule and Path(f.file or "").name == file]
+    assert len(matches) == 1, matches
+    finding = matches[0]
+    assert finding.line == line
+    assert finding.severity == severity
+    assert finding.fix and finding.message
+    # The line really is the one the finding is about.
+    text = (PLANTED / file).read_text().splitlines()[line - 1]
+    expected_start = {"overlap": "**Agent-example:**", "shadowed": "**Agent-example:**",
+                      "hub": "**Agent-trigger:**", "trigger-short": "**Agent-trigger:**",
+                      "depends-dangling": "**Depends-on:**"}[rule]
+    assert text.startswith(expected_start)
+
+
+def test_findings_name_the_other_document(planted_report: LintReport) -> None:
+    by_rule = {(f.rule, f.document): f for f in planted_report.findings}
+    assert by_rule[("overlap", "time-off")].data["others"][0]["document"] == "leave-requests"
+    assert set(by_rule[("overlap", "leave-requests")].data["cluster"]) == {"time-off",
+                                                                           "leave-requests"}
+    shadow = by_rule[("shadowed", "team-events")]
+    assert shadow.data["taker"] == "business-travel"
+    assert "book a flight to Lisbon" in shadow.message
+    hub = by_rule[("hub", "general-assistant")]
+    assert hub.data["routed"] >= 21 and hub.data["prompts"] == 403
+    dangling = by_rule[("depends-dangling", "security-incidents")]
+    assert dangling.data["missing"] == "incident-response-playbook"
+
+
+def test_findings_come_grouped_by_document_worst_first(planted_report: LintReport) -> None:
+    files = [f.file for f in planted_report.findings]
+    assert planted_report.findings[0].severity == "error"
+    # Each document's findings are together.
+    seen: list[str | None] = []
+    for file in files:
+        if not seen or seen[-1] != file:
+            assert file not in seen
+            seen.append(file)
+
+
+def test_without_an_index_lint_builds_one_and_finds_the_same(planted_report: LintReport,
+                                                             lint_cache: Path) -> None:
+    again = lint_paths([PLANTED])
+    assert keys(again) == keys(planted_report)
+
+
+def test_lint_ignore_lines_switch_a_rule_off_for_one_document(planted_copy: Path,
+                                                              planted_index: Path) -> None:
+    hub = planted_copy / "general-assistant.md"
+    hub.write_text(hub.read_text().replace(
+        "**Agent-example:** hello", "**Lint-ignore:** hub\n**Agent-example:** hello", 1))
+    events = planted_copy / "team-events.md"
+    events.write_text(events.read_text().replace(
+        "**Agent-example:** plan", "**Lint-ignore:** shadowed, no-such-rule\n**Agent-example:** plan", 1))
+    report = lint_paths([planted_copy], index=planted_index)
+    found = keys(report, planted_copy)
+    assert ("hub", "general-assistant.md", 3, "warning") not in found
+    assert not any(rule == "shadowed" for rule, *_ in found)
+    # The unknown rule id is itself a finding, at the Lint-ignore line.
+    assert found == {item for item in PLANTED_FINDINGS if item[0] not in ("hub", "shadowed")} | {
+        ("lint-ignore-unknown", "team-events.md", 4, "note")}
+
+
+def test_a_corpus_config_switches_rules_off_and_sets_severities(planted_copy: Path,
+                                                                planted_index: Path) -> None:
+    (planted_copy / "gov-lint.json").write_text(json.dumps({
+        "rules": {"overlap": "off", "trigger-short": "error", "depends-dangling": "note"}}))
+    report = lint_paths([planted_copy], index=planted_index)
+    found = keys(report, planted_copy)
+    assert not any(rule == "overlap" for rule, *_ in found)
+    assert ("trigger-short", "meeting-rooms.md", 3, "error") in found
+    assert ("depends-dangling", "security-incidents.md", 6, "note") in found
+    assert report.fails("error")
+
+
+def test_disabling_a_rule_for_one_run(planted_index: Path) -> None:
+    config = load_config(None).with_options(disabled=["hub", "shadowed"])
+    report = lint_paths([PLANTED], index=planted_index, config=config)
+    assert {rule for rule, *_ in keys(report)} == {"overlap", "trigger-short", "depends-dangling"}
