@@ -121,7 +121,7 @@ def test_precommit_card_hook_as_configured() -> None:
     config = yaml.safe_load((EXAMPLES / "pre-commit-config.yaml").read_text())
     remote = [hook["id"] for repo in config["repos"] if repo["repo"] != "local"
               for hook in repo["hooks"]]
-    assert remote == ["gov-card-verify"] and set(remote) <= set(offered)
+    assert remote == ["gov-card-verify", "gov-lint"] and set(remote) <= set(offered)
     hook = offered["gov-card-verify"]
     pattern = re.compile(hook["files"])
     for folder, expected in (("good", 0), ("bad", 1)):

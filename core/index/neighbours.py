@@ -228,26 +228,44 @@ def exact_pairs(layout: Layout, vectors: FloatMatrix | None, lexical: LexicalCol
 
 
 def graph_pairs(layout: Layout, vectors: FloatMatrix, nearest: Any, thresholds: Thresholds,
-                batch: int = 4096) -> list[Pair]:
+                batch: int = 1024) -> list[Pair]:
     """Near-duplicate pairs by meaning from each surface's nearest surfaces in the
     approximate-search graph (``nearest.search``): a surface's best cosine with a document
     the graph does not name counts as 0, so coverage is a lower bound."""
-    totals: dict[tuple[int, int], float] = {}
+    documents = np.int64(layout.documents)
+    keys: list[NDArray[np.int64]] = []
+    values: list[NDArray[np.float64]] = []
     for first in range(0, layout.surfaces, batch):
         rows = np.arange(first, min(first + batch, layout.surfaces))
-        for row, hits in zip(rows.tolist(), nearest.search(vectors[rows]), strict=True):
-            mine = int(layout.owners[row])
-            others = hits[layout.owners[hits] != mine]
-            if others.size == 0:
-                continue
-            sims = vectors[others] @ vectors[row]
-            owners = layout.owners[others]
-            order = np.lexsort((-sims, owners))  # by document, best first
-            keep = np.concatenate(([True], owners[order][1:] != owners[order][:-1]))
-            for doc, best in zip(owners[order][keep].tolist(), sims[order][keep].tolist(),
-                                 strict=True):
-                totals[(mine, doc)] = totals.get((mine, doc), 0.0) + float(best)
-    directed = {key: total / float(layout.counts[key[0]]) for key, total in totals.items()}
+        found = nearest.search(vectors[rows])
+        width = max((hits.size for hits in found), default=0)
+        if width == 0:
+            continue
+        hits = np.full((rows.size, width), -1, dtype=np.int64)
+        for row, row_hits in enumerate(found):
+            hits[row, : row_hits.size] = row_hits
+        mine = layout.owners[rows]
+        theirs = np.where(hits >= 0, layout.owners[np.maximum(hits, 0)], -1)
+        keep = (hits >= 0) & (theirs != mine[:, None])
+        sims = np.einsum("rkd,rd->rk", vectors[np.maximum(hits, 0)], vectors[rows])
+        row_of = np.broadcast_to(rows[:, None], hits.shape)[keep]
+        doc, sim = theirs[keep], sims[keep].astype(np.float64)
+        # Each surface's best cosine per other document, then summed per document pair.
+        per_surface = row_of.astype(np.int64) * documents + doc
+        order = np.lexsort((-sim, per_surface))
+        first_of = np.concatenate(([True], per_surface[order][1:] != per_surface[order][:-1]))
+        chosen = order[first_of]
+        keys.append(layout.owners[row_of[chosen]] * documents + doc[chosen])
+        values.append(sim[chosen])
+    if not keys:
+        return []
+    pair_keys, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    totals = np.bincount(inverse, weights=np.concatenate(values))
+    owners, others = pair_keys // documents, pair_keys % documents
+    coverage = totals / layout.counts[owners]
+    over = coverage >= thresholds.overlap_meaning
+    directed = {(int(a), int(b)): float(c)
+                for a, b, c in zip(owners[over], others[over], coverage[over], strict=True)}
     return merge({"meaning": mutual(directed, thresholds.overlap_meaning)})
 
 

@@ -57,6 +57,8 @@ class LintReport:
     documents: int = 0
     seconds: float = 0.0
     source: str = ""
+    # Seconds per phase (documents, pairwise, hubs), for benchmarks.
+    phases: dict[str, float] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "note": 0}
@@ -73,7 +75,8 @@ class LintReport:
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "documents": self.documents, "counts": self.counts(),
                 "skipped": [item.to_json() for item in self.skipped],
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3),
+                "phases": {name: round(value, 3) for name, value in self.phases.items()}}
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:

@@ -255,12 +255,15 @@ def lint_index(index: StoredIndex | str | os.PathLike[str], *,
                        "(run gov lint on the folder for the reason)")
                       for path in stored.header.corpus.skipped])
         retired = set(stored.header.corpus.retired)
-    run.per_document(retired)
-    run.pairwise()
-    run.hubs()
+    phases = {"documents": time.perf_counter() - started}
+    for name, phase in (("rules", lambda: run.per_document(retired)),
+                        ("pairwise", run.pairwise), ("hubs", run.hubs)):
+        begun = time.perf_counter()
+        phase()
+        phases[name] = time.perf_counter() - begun
     source = str(stored.path) if stored.path else ", ".join(stored.header.roots)
     return LintReport(ordered(run.findings), run.skipped, len(documents),
-                      time.perf_counter() - started, source)
+                      time.perf_counter() - started, source, phases)
 
 
 def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
@@ -285,7 +288,9 @@ def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
         built = build_index(corpus, previous=index if index is not None and Path(index).is_file()
                             else None)
         stored = StoredIndex(built)
+    opened = time.perf_counter() - started
     report = lint_index(stored, config=config, exact=exact, corpus=corpus)
+    report.phases = {"index": opened, **report.phases}
     report.seconds = time.perf_counter() - started
     report.source = ", ".join(corpus.roots)
     return report
