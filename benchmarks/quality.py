@@ -120,6 +120,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the reports here")
     parser.add_argument("--bodies", action="store_true",
                         help="build the index with --bodies (body passages as evidence)")
+    parser.add_argument("--families", choices=("declared", "auto", "none"), default=None,
+                        help="build the index with --families (routing families)")
     options = parser.parse_args()
     if options.set == "examples":
         policies, labelled = REPO / "examples" / "policies", REPO / "examples" / "labelled.jsonl"
@@ -140,7 +142,8 @@ def main() -> int:
     write_jsonl(test, [rows[i] for i in test_rows])
     index = work / "index"
     if not index.is_file():
-        run(["index", str(policies), "-o", str(index), "-q", *(["--bodies"] if options.bodies else [])])
+        run(["index", str(policies), "-o", str(index), "-q", *(["--bodies"] if options.bodies else []),
+             *(["--families", options.families] if options.families else [])])
     header_model = "gov/all-MiniLM-L6-v2-int8"
     baseline = work / "baseline.json"
     baseline.write_text(json.dumps({

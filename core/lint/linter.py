@@ -67,6 +67,22 @@ def _documents(stored: StoredIndex, corpus: Corpus | None) -> list[LintDocument]
     return out
 
 
+def problem_findings(problems: Problems, config: LintConfig) -> list[Finding]:
+    """Files the reader skipped: no trigger (trigger-missing), or unreadable."""
+    out = []
+    for file, line, problem in problems:
+        missing = ("no **Agent-trigger:**" in problem or "no 'description'" in problem
+                   or "trigger is empty" in problem)
+        rule = "trigger-missing" if missing else "unreadable"
+        if not config.enabled(rule):
+            continue
+        fix = ("add an **Agent-trigger:** line (or a front matter 'description') saying when it "
+               "applies" if missing else "fix the file so gov can read it")
+        out.append(Finding(rule, config.severity(rule), None, file, line or 1,
+                           f"skipped, never routed: {problem}", fix))
+    return out
+
+
 class _Run:
     """One lint run: the index, its documents, the config, and the findings so far."""
 
@@ -104,13 +120,7 @@ class _Run:
 
     # -- the rules ------------------------------------------------------------------------
     def problems(self, problems: Problems) -> None:
-        for file, line, problem in problems:
-            rule = "trigger-missing" if "no **Agent-trigger:**" in problem or \
-                "no 'description'" in problem or "trigger is empty" in problem else "unreadable"
-            fix = ("add an **Agent-trigger:** line (or a front matter 'description') saying "
-                   "when it applies" if rule == "trigger-missing"
-                   else "fix the file so gov can read it")
-            self.emit(rule, None, line or 1, f"skipped, never routed: {problem}", fix, file=file)
+        self.findings.extend(problem_findings(problems, self.config))
 
     def per_document(self, retired: set[str]) -> None:
         config = self.config
@@ -276,6 +286,9 @@ def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
     started = time.perf_counter()
     if config is None:
         config = load_config(find_config(corpus.roots))
+    if not corpus.documents:  # nothing routable: what was skipped is all there is to say
+        return LintReport(ordered(problem_findings(corpus.problems, config)), [], 0,
+                          time.perf_counter() - started, ", ".join(corpus.roots))
     stored = None
     if index is not None and Path(index).is_file():
         try:
@@ -288,9 +301,9 @@ def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
         built = build_index(corpus, previous=index if index is not None and Path(index).is_file()
                             else None)
         stored = StoredIndex(built)
-    opened = time.perf_counter() - started
+    index_seconds = time.perf_counter() - started
     report = lint_index(stored, config=config, exact=exact, corpus=corpus)
-    report.phases = {"index": opened, **report.phases}
+    report.phases = {"index": index_seconds, **report.phases}
     report.seconds = time.perf_counter() - started
     report.source = ", ".join(corpus.roots)
     return report

@@ -141,3 +141,11 @@ def test_jsonl_documents_point_at_their_line() -> None:
     assert item.file == "docs/policies.jsonl"
     assert item.trigger_line == 7 and item.example_lines == (7, 7) and item.depends_line == 7
     assert item.ignore == frozenset({"hub"})
+
+
+def test_a_corpus_with_nothing_routable_reports_what_was_skipped(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\n\nNo trigger here.\n")
+    report = lint_paths([tmp_path])
+    assert [(f.rule, Path(f.file or "").name, f.line) for f in report.findings] == [
+        ("trigger-missing", "notes.md", 1)]
+    assert report.documents == 0 and report.fails("error")
