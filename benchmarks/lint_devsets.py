@@ -9,7 +9,8 @@ the original (same labelled prompts), and measures the original and each fixed s
 other, through the CLI):
 
 * ``shadowed``: every example line lint calls shadowed is deleted (it routes, as a prompt,
-  to another document: often a mislabelled or ambiguous example);
+  to another document: often a mislabelled or ambiguous example), or moved to the document
+  that takes it (lint's other suggested fix);
 * ``boilerplate``: the template words lint's trigger-stopwords rule names are taken out of
   each trigger it flags ("The user's request is about: balance (domain: banking)." becomes
   "balance (banking)");
@@ -54,20 +55,29 @@ def copy_set(source: Path, target: Path) -> Path:
     return target
 
 
-def drop_shadowed(folder: Path, report: Any) -> int:
-    """Delete every example line lint calls shadowed; the number deleted."""
+def drop_shadowed(folder: Path, report: Any, move: bool = False) -> int:
+    """Delete every example line lint calls shadowed (``move``: append it to the document
+    that takes it instead); the number of lines."""
     lines: dict[str, set[int]] = {}
+    moved: dict[str, list[str]] = {}
     for finding in report.findings:
         if finding.rule == "shadowed" and finding.line is not None:
             text = (folder / "policies" / Path(finding.file).name)
             line = text.read_text().splitlines()[finding.line - 1]
             if line.startswith("**Agent-example:**"):
                 lines.setdefault(Path(finding.file).name, set()).add(finding.line)
+                moved.setdefault(finding.data["taker"], []).append(line)
     for name, numbers in lines.items():
         path = folder / "policies" / name
         kept = [line for number, line in enumerate(path.read_text().split("\n"), 1)
                 if number not in numbers]
         path.write_text("\n".join(kept))
+    if move:
+        for taker, added in moved.items():
+            path = folder / "policies" / f"{taker}.md"
+            lines_of = path.read_text().split("\n")
+            at = max(n for n, line in enumerate(lines_of) if line.startswith("**Agent-"))
+            path.write_text("\n".join(lines_of[: at + 1] + added + lines_of[at + 1:]))
     return sum(len(numbers) for numbers in lines.values())
 
 
@@ -172,10 +182,14 @@ def main() -> int:
         if options.no_quality:
             continue
         variants = {"original": options.eval_dir}
-        fixed = options.work / "eval-shadowed"
-        dropped = drop_shadowed(copy_set(source, fixed / name), report)
-        variants["shadowed examples deleted"] = fixed
-        summary[name]["deleted_examples"] = dropped
+        if examples:
+            fixed = options.work / "eval-shadowed"
+            summary[name]["deleted_examples"] = drop_shadowed(copy_set(source, fixed / name),
+                                                              report)
+            variants["shadowed examples deleted"] = fixed
+            fixed = options.work / "eval-moved"
+            drop_shadowed(copy_set(source, fixed / name), report, move=True)
+            variants["shadowed examples moved to the document that takes them"] = fixed
         if counts["trigger-stopwords"]:
             fixed = options.work / "eval-boilerplate"
             rewritten = strip_boilerplate(copy_set(source, fixed / name), report)

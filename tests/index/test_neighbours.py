@@ -4,6 +4,7 @@ the graph reaches, and families are the clusters joined with declared families."
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 
 import numpy as np
@@ -117,7 +118,9 @@ def test_the_graph_path_finds_the_pairs_its_neighbours_reach() -> None:
 
 
 def test_the_graph_path_with_a_real_usearch_graph() -> None:
-    pytest.importorskip("usearch")
+    # Not importorskip: importing usearch before onnxruntime crashes (see core/index/ann.py).
+    if importlib.util.find_spec("usearch") is None:
+        pytest.skip("usearch is not installed (pip install 'gov[ann]')")
     from gov.core.index import ann
 
     layout, vectors = corpus(np.random.default_rng(5), documents=120)

@@ -3,6 +3,7 @@ file and line; switching a rule off (per document, per corpus, per run) removes 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -133,3 +134,32 @@ def test_disabling_a_rule_for_one_run(planted_index: Path) -> None:
     config = load_config(None).with_options(disabled=["hub", "shadowed"])
     report = lint_paths([PLANTED], index=planted_index, config=config)
     assert {rule for rule, *_ in keys(report)} == {"overlap", "trigger-short", "depends-dangling"}
+
+
+def test_past_the_exact_limit_overlap_comes_from_the_graph_and_skips_are_said(
+        tmp_path: Path, lint_cache: Path) -> None:
+    # Not importorskip: importing usearch before onnxruntime crashes (see core/index/ann.py).
+    if importlib.util.find_spec("usearch") is None:
+        pytest.skip("usearch is not installed (pip install 'gov[ann]')")
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.lint import lint_index
+    from gov.core.routing.indexes import build_index
+
+    index = tmp_path / "index"
+    build_index(load_corpus([PLANTED], warn=lambda _m: None), ann=True).write(index)
+    (tmp_path / "gov-lint.json").write_text(json.dumps({"thresholds": {"exact_surface_limit": 5}}))
+    config = load_config(tmp_path / "gov-lint.json")
+    report = lint_index(index, config=config)
+    found = {(rule, file, line) for rule, file, line, _ in keys(report)}
+    # The graph finds the same near-duplicates; shadowed surfaces are not routed at this size.
+    assert {item for item in found if item[0] == "overlap"} == {
+        ("overlap", "leave-requests.md", 4), ("overlap", "time-off.md", 4)}
+    assert not any(rule == "shadowed" for rule, *_ in found)
+    skipped = {item.rule: item.reason for item in report.skipped}
+    assert set(skipped) == {"shadowed", "overlap"}
+    assert "approximate-search graph" in skipped["overlap"]
+    assert "over exact_surface_limit (5)" in skipped["shadowed"]
+    # --exact compares every pair whatever the size.
+    exact = lint_index(index, config=config, exact=True)
+    assert ("shadowed", "team-events.md", 6) in {(r, f, n) for r, f, n, _ in keys(exact)}
+    assert exact.skipped == []
