@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,10 +109,12 @@ class _Run:
              ) -> Finding | None:
         if not self.config.enabled(rule) or (doc is not None and rule in doc.ignore):
             return None
-        finding = Finding(rule, self.config.severity(rule), doc.name if doc else None,
-                          doc.file if doc else file, line, message, fix, data or {})
-        self.findings.append(finding)
-        return finding
+        return Finding(rule, self.config.severity(rule), doc.name if doc else None,
+                       doc.file if doc else file, line, message, fix, data or {})
+
+    def add(self, findings: Iterable[Finding | None]) -> None:
+        """Keep the findings the rules made (``None``: a rule switched off)."""
+        self.findings.extend(finding for finding in findings if finding is not None)
 
     def skip(self, rule: str, reason: str) -> None:
         if self.config.enabled(rule):
@@ -131,19 +133,17 @@ class _Run:
         sizes = Counter(doc.family for doc in self.documents if doc.family)
         counter = surface_rules.token_counter() if config.max_tokens else None
         for position, doc in enumerate(self.documents):
-            for _ in surface_rules.trigger_findings(doc, self.emit, config, stop_words, shared):
-                pass
+            self.add(surface_rules.trigger_findings(doc, self.emit, config, stop_words, shared))
             cosines = None
             if self.vectors is not None and doc.examples:
                 start = int(self.layout.starts[position])
                 block = np.asarray(self.vectors[start:start + 1 + len(doc.examples)])
                 cosines = (block[1:] @ block[0]).tolist()
-            for _ in surface_rules.example_findings(doc, self.emit, config, cosines):
-                pass
-            for _ in surface_rules.relation_findings(doc, self.emit, routable, retired, sizes):
-                pass
+            self.add(surface_rules.example_findings(doc, self.emit, config, cosines))
+            self.add(surface_rules.relation_findings(doc, self.emit, routable, retired, sizes))
             if config.max_tokens:
-                surface_rules.budget_finding(doc, self.emit, config.max_tokens, counter)
+                self.add([surface_rules.budget_finding(doc, self.emit, config.max_tokens,
+                                                       counter)])
 
     def pairwise(self) -> list[list[int]]:
         """Overlap and shadowed surfaces; returns the clusters of near-duplicates."""
@@ -187,9 +187,8 @@ class _Run:
                 rows["meaning"] = neighbours.dense_rows(vectors)
             if lexical is not None:
                 rows["words"] = neighbours.sparse_rows(*lexical, layout.surfaces)
-            for _ in overlap_findings(pairs, groups, self.documents, layout, rows, self.texts,
-                                      self.lines, self.emit):
-                pass
+            self.add(overlap_findings(pairs, groups, self.documents, layout, rows, self.texts,
+                                      self.lines, self.emit))
         if shadow is not None:
             self.shadowed(shadow, groups)
         return groups
@@ -218,13 +217,13 @@ class _Run:
                 else "the example"
             place = (f"this document ranks {item.own_rank}" if item.own_rank
                      else "this document is not a candidate")
-            self.emit("shadowed", mine, self.lines[item.surface],
-                      f"{what} {self.texts[item.surface]!r}, routed as a prompt, goes to "
-                      f"{theirs.name!r} (score {item.taker_score:.3f}); {place} without "
-                      "this line",
-                      f"make the line specific to this document, or move it to {theirs.name!r}",
-                      data={"taker": theirs.name, "taker_score": round(item.taker_score, 4),
-                            "own_score": round(item.own_score, 4), "own_rank": item.own_rank})
+            self.add([self.emit(
+                "shadowed", mine, self.lines[item.surface],
+                f"{what} {self.texts[item.surface]!r}, routed as a prompt, goes to "
+                f"{theirs.name!r} (score {item.taker_score:.3f}); {place} without this line",
+                f"make the line specific to this document, or move it to {theirs.name!r}",
+                data={"taker": theirs.name, "taker_score": round(item.taker_score, 4),
+                      "own_score": round(item.own_score, 4), "own_rank": item.own_rank})])
 
     def hubs(self) -> None:
         if not self.config.enabled("hub"):
@@ -238,12 +237,12 @@ class _Run:
                 continue
             doc = self.documents[position]
             shown = ", ".join(repr(prompts[i]) for i in count.prompts[:3])
-            self.emit("hub", doc, doc.trigger_line,
-                      f"routed for {count.routed} of {len(prompts)} generic prompts that no "
-                      f"document governs (e.g. {shown}); ranks first for {count.first}",
-                      "narrow the trigger and examples to the situations this document governs",
-                      data={"first": count.first, "routed": count.routed,
-                            "prompts": len(prompts)})
+            self.add([self.emit(
+                "hub", doc, doc.trigger_line,
+                f"routed for {count.routed} of {len(prompts)} generic prompts that no document "
+                f"governs (e.g. {shown}); ranks first for {count.first}",
+                "narrow the trigger and examples to the situations this document governs",
+                data={"first": count.first, "routed": count.routed, "prompts": len(prompts)})])
 
 
 def lint_index(index: StoredIndex | str | os.PathLike[str], *,
