@@ -193,8 +193,9 @@ def main() -> int:
         if counts["trigger-stopwords"]:
             fixed = options.work / "eval-boilerplate"
             rewritten = strip_boilerplate(copy_set(source, fixed / name), report)
-            variants["boilerplate taken out of triggers"] = fixed
             summary[name]["rewritten_triggers"] = rewritten
+            if rewritten:
+                variants["boilerplate taken out of triggers"] = fixed
         families: dict[str, str] = {}
         if counts["overlap"]:
             fixed = options.work / "eval-merged"
