@@ -50,18 +50,26 @@ def eval_command(
     from gov.core.calibration.metrics import evaluate_jsonl
 
     known = None
+    learned: frozenset[str] = frozenset()
     if index is not None:
+        from gov.core.index.fileformat import read_header
         from gov.core.index.stored import read_document_names
 
         known = read_document_names(index)
+        stored_point = read_header(index).get("operating_point") or {}
+        learned = frozenset((stored_point.get("learned") or {}).get("texts") or ())
     where_name = str(source) if source is not None else "stdin"
     try:
         stream = source.open("rb") if source is not None else sys.stdin.buffer
     except OSError as exc:
         raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with stream:
-        report = evaluate_jsonl(stream, shown=where_name, known_names=known)
+        report = evaluate_jsonl(stream, shown=where_name, known_names=known,
+                                learned_prompts=learned)
     errors = report.errors
+    if report.learned_from:
+        conventions.warn(f"{report.learned_from} of the prompts were learned from by the index's "
+                         "operating point (gov calibrate --learn): their figures are not held out")
     if errors:
         conventions.warn(f"{errors} row(s) were route errors and are not counted")
     if report.unknown_names:

@@ -9,7 +9,7 @@ top-1 and false alarms count only the routes the router chose.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,8 @@ class Report:
     confusions: dict[str, Counter[str]] = field(default_factory=dict)
     errors: int = 0
     unknown_names: list[str] = field(default_factory=list)
+    # Rows whose prompt the operating point learned from (their figures are not held out).
+    learned_from: int = 0
 
     def add(self, row: Row) -> None:
         self.overall.add(row)
@@ -205,13 +207,15 @@ def evaluate(rows: Iterable[Row], known_names: Sequence[str] | None = None,
 
 
 def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
-                   known_names: Sequence[str] | None = None) -> Report:
+                   known_names: Sequence[str] | None = None,
+                   learned_prompts: Collection[str] = ()) -> Report:
     """``gov eval``: tally the routed, labelled JSONL rows of ``lines`` (``shown`` names the
-    source in errors); route-error rows are counted apart, never scored."""
+    source in errors); route-error rows are counted apart, never scored. Rows whose prompt
+    is among ``learned_prompts`` (what the point learned from) are counted, to warn."""
     from gov.core.jsonl import read_lines
 
     rows = []
-    errors = 0
+    errors = learned = 0
     for line in read_lines(lines):
         where = f"{shown} line {line.number}"
         if line.error is not None:
@@ -221,6 +225,9 @@ def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
             errors += 1
         else:
             rows.append(row)
+            learned += line.value.get("prompt") in learned_prompts
     if not rows:
         raise InputError(f"{shown}: no routed rows to evaluate")
-    return evaluate(rows, known_names, errors)
+    report = evaluate(rows, known_names, errors)
+    report.learned_from = learned
+    return report

@@ -160,8 +160,7 @@ class PolicyTools:
     def get_policy(self, name: str) -> PolicyOut:
         """The whole document named ``name``; only names in the index, matched exactly."""
         if name not in self._names:
-            valid = ", ".join(sorted(self._names))
-            raise PolicyNotFound(f"no policy named {name!r}; valid names: {valid}")
+            raise PolicyNotFound(self.index.stored.unknown(name))
         return PolicyOut(name=name, text=self.index.text(name))
 
     def create_card(self, fields: dict[str, Any]) -> CreateCardOut:
