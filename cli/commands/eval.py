@@ -16,11 +16,15 @@ HELP = """Measure routing quality: recall, precision, F1, top-1, false alarms, p
 Reads the JSONL that gov route writes for labelled prompts: each row keeps its
 "expected": [names] ([] marks a prompt no document governs) and optionally "sibling":
 [names], "family" and "kind". Prints a table, or --format json. With -i, also names the
-expected documents the index does not have.
+expected documents the index does not have, and warns about prompts the index's point
+learned from. Near misses (positives that routed nothing) are listed with what they came
+nearest to when the rows were routed with --explain.
 
 Example:
 
     gov route -i .gov/index < examples/labelled.jsonl | gov eval
+
+    gov route -i .gov/index --explain < examples/labelled.jsonl | gov eval
 """
 
 COLUMNS = (
@@ -101,6 +105,7 @@ class EvalView:
 
 
 def _table(out: Any, data: dict[str, Any]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="routing quality", title_justify="left")
@@ -118,6 +123,13 @@ def _table(out: Any, data: dict[str, Any]) -> None:
                  if "recall_with_dependencies" in overall else ""))
     if overall["negatives"] == 0:
         out.print("no negatives (expected: []): the false-alarm rate is unmeasured")
+    misses = data.get("near_misses") or []
+    if misses:
+        out.print(f"near misses (positives that routed nothing; {len(misses)} shown):")
+        for miss in misses[:20]:
+            near = ", ".join(miss["nearest"]) or "route with --explain to see"
+            out.print(f"  {escape(str(miss['prompt'])[:70])}  expected {', '.join(miss['expected'])}; "
+                      f"nearest: {escape(near)}")
     confused = {family: info for family, info in data["families"].items() if info["wrong_routes"]}
     if confused:
         out.print("family confusion (wrong documents routed for prompts of each family):")
