@@ -116,8 +116,9 @@ def _stdin() -> IO[bytes] | None:
     return sys.stdin.buffer if sys.stdin is not None else None
 
 
-def _finish(tally: Tally, verifying: bool) -> int:
-    notice(tally.describe(verifying) if tally.cards else "no cards found")
+def _finish(tally: Tally, verifying: bool, contract: str | None = None) -> int:
+    message = tally.describe(verifying) if tally.cards else "no cards found"
+    notice(f"{message} ({contract})" if contract else message)
     return 0 if tally.ok else 1
 
 
@@ -162,7 +163,8 @@ def verify_cmd(
             "--contract",
             "-c",
             help="'default' (ovi-cards 0.1.0 exactly), 'extended' (its quirks fixed) or a "
-            "contract JSON file (see `gov card schema contract`).",
+            "contract JSON file (see `gov card schema contract`). The two names always mean the "
+            "built-in contracts; name a file called like one as a path: ./default.",
         ),
     ] = "default",
     now: Annotated[
@@ -193,7 +195,7 @@ def verify_cmd(
         gov card verify 'cards/*.jsonl' --now 2025-06-01T12:00:00Z --strict --format github
     """
     configure(color, quiet, debug)
-    from gov.core.cards.contracts import load_contract
+    from gov.core.cards.contracts import describe_source, load_contract
     from gov.core.cards.report import verification_results, write_results
     from gov.core.cards.sources import read_cards
     from gov.core.cards.timestamps import now_utc, parse_rfc3339
@@ -213,7 +215,7 @@ def verify_cmd(
     records = read_cards(_paths(paths), _stdin())
     results = verification_results(records, chosen, now=when, strict=strict)
     tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
-    return _finish(tally, True)
+    return _finish(tally, True, describe_source(chosen))
 
 
 def _problem_text(problems: list[Problem], *, options: bool) -> str:
@@ -496,9 +498,11 @@ def contract_cmd(
     configure(color, quiet, debug)
     import orjson
 
-    from gov.core.cards.contracts import load_contract
+    from gov.core.cards.contracts import describe_source, load_contract
 
-    data = {"$schema": "urn:gov:schema:card-contract:1", **load_contract(name).to_json()}
+    chosen = load_contract(name)
+    notice(describe_source(chosen))
+    data = {"$schema": "urn:gov:schema:card-contract:1", **chosen.to_json()}
     sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return 0
 

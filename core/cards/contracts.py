@@ -49,6 +49,7 @@ class Contract:
     soft_penalty: float = 0.1
     min_adjusted_confidence: float = 0.0
     description: str = ""
+    source: str = "built in"  # "built in", or the path the contract was read from
     steps: Mapping[str, tuple[Step, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -77,7 +78,7 @@ class Contract:
         }
 
 
-def _from_data(data: Mapping[str, Any], base: Contract | None) -> Contract:
+def _from_data(data: Mapping[str, Any], base: Contract | None, source: str = "built in") -> Contract:
     severities: dict[str, Severity] = dict(base.severities) if base else {}
     severities.update(data.get("checks", {}))
     return Contract(
@@ -89,6 +90,7 @@ def _from_data(data: Mapping[str, Any], base: Contract | None) -> Contract:
             data.get("min_adjusted_confidence", base.min_adjusted_confidence if base else 0.0)
         ),
         description=str(data.get("description", "")),
+        source=source,
     )
 
 
@@ -111,8 +113,12 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def load_contract(spec: str) -> Contract:
-    """A built-in contract by name, or a contract file by path, checked against its schema."""
-    if spec in BUILTIN and not Path(spec).exists():
+    """A built-in contract by name, or a contract file by path, checked against its schema.
+
+    A built-in name always means the built-in contract, whatever the current folder holds:
+    a file or folder called ``default`` is read only when named as a path (``./default``).
+    """
+    if spec in BUILTIN:
         return builtin_contract(spec)
     path = Path(spec)
     try:
@@ -153,4 +159,10 @@ def load_contract(spec: str) -> Contract:
         at = f"{spec}:{line}" if line else spec
         raise ContractError(f"{at}: {where}: {message} ({rule})")
     base = builtin_contract(data["extends"]) if "extends" in data else None
-    return _from_data(data, base)
+    return _from_data(data, base, source=spec)
+
+
+def describe_source(contract: Contract) -> str:
+    """Which contract ran, for people: ``contract default, built in``."""
+    where = "built in" if contract.source == "built in" else f"from {contract.source}"
+    return f"contract {contract.id}, {where}"

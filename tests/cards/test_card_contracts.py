@@ -115,3 +115,50 @@ def test_unreadable_contracts(tmp_path: Path) -> None:
     bad.write_text("{oops")
     with pytest.raises(ContractError, match="not valid JSON"):
         load_contract(str(bad))
+
+
+# --- built-in names win over files in the current folder --------------------------------
+
+VAGUE = base_card(outcome="Done.", key_facts=[], actions_taken=[])
+
+
+def test_a_folder_named_like_a_builtin_does_not_shadow_it(tmp_path: Path) -> None:
+    from .conftest import run_gov
+
+    (tmp_path / "default").mkdir()
+    (tmp_path / "extended").mkdir()
+    (tmp_path / "card.json").write_text(json.dumps(base_card()))
+    for args, name in (([], "default"), (["-c", "default"], "default"), (["-c", "extended"], "extended")):
+        out = run_gov("card", "verify", "card.json", "--now", "2025-06-01T12:00:00Z", *args,
+                      cwd=tmp_path)  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        assert f"(contract {name}, built in)" in out.stderr.decode()
+
+
+def test_a_file_named_like_a_builtin_is_used_only_when_named_as_a_path(tmp_path: Path) -> None:
+    from .conftest import jsonl, run_gov
+
+    (tmp_path / "default").write_text(json.dumps({"id": "evil"}))
+    (tmp_path / "card.json").write_text(json.dumps(VAGUE))
+    now = ["--now", "2025-06-01T12:00:00Z"]
+    builtin = run_gov("card", "verify", "card.json", *now, cwd=tmp_path)
+    [result] = jsonl(builtin.stdout)
+    assert builtin.returncode == 1 and result["contract_id"] == "result-default"
+    assert "outcome_not_empty" in result["hard_failures"]
+    assert "(contract default, built in)" in builtin.stderr.decode()
+    named = run_gov("card", "verify", "card.json", *now, "-c", "./default", cwd=tmp_path)
+    [result] = jsonl(named.stdout)
+    assert named.returncode == 0 and result["contract_id"] == "result-evil"
+    assert "(contract evil, from ./default)" in named.stderr.decode()
+
+
+def test_load_contract_prefers_builtins_and_reads_clear_paths(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "default").write_text(json.dumps({"id": "evil"}))
+    (tmp_path / "extended.json").write_text(json.dumps({"id": "mine", "extends": "extended"}))
+    assert load_contract("default").id == "default"
+    assert load_contract("default").source == "built in"
+    assert load_contract("./default").id == "evil"
+    assert load_contract("./default").source == "./default"
+    assert load_contract("extended.json").id == "mine"
+    assert load_contract("extended").id == "extended"
