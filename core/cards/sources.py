@@ -8,7 +8,6 @@ report can point a person, or a CI annotation, at it.
 from __future__ import annotations
 
 import glob
-import io
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -19,7 +18,7 @@ from typing import IO, Any
 import orjson
 
 from gov.core.errors import GovError
-from gov.core.jsonl import BOM, read_lines
+from gov.core.jsonl import BOM, decode_line
 
 STDIN = "-"
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -112,10 +111,55 @@ def _looks_like_jsonl(head: bytes) -> bool:
     return True
 
 
-def parse_document(data: bytes, name: str) -> Iterator[Record]:
-    """The cards in one file's bytes: a single card, an array, or JSON Lines."""
+def _holds_a_record_line(data: bytes) -> bool:
+    """Whether any line of ``data`` is a JSON object on its own, as in JSON Lines."""
+    for raw in data.split(b"\n"):
+        line = raw.strip()
+        if line.startswith(b"{") and line.endswith(b"}"):
+            try:
+                if isinstance(orjson.loads(line), dict):
+                    return True
+            except orjson.JSONDecodeError:
+                continue
+    return False
+
+
+def json_lines(data: bytes, name: str) -> Iterator[Record]:
+    """One record per non-blank line of ``data``, whatever any line holds."""
+    loads = orjson.loads
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if number == 1 and raw.startswith(BOM):
+            raw = raw[len(BOM) :]
+        try:
+            # orjson takes the bytes as they are: it checks UTF-8 and refuses NUL bytes and
+            # broken escapes, so a line it accepts needs nothing more.
+            value = loads(raw)
+        except orjson.JSONDecodeError:
+            if not raw.strip():
+                continue  # a blank line is not a record
+            line = decode_line(raw.rstrip(b"\r"), number)
+            yield Record(name, number, None, line.value, line.error)
+            continue
+        yield Record(name, number, None, value)
+
+
+def is_jsonl_name(name: str) -> bool:
+    """Whether a file's name says it holds JSON Lines (``.jsonl``, ``.ndjson``)."""
+    return name.endswith((".jsonl", ".ndjson", ".JSONL", ".NDJSON"))
+
+
+def parse_document(data: bytes, name: str, *, jsonl: bool = False) -> Iterator[Record]:
+    """The cards in one file's bytes: a single card, an array, or JSON Lines.
+
+    With ``jsonl`` (a ``.jsonl`` file) every line is a record of its own, whatever the
+    first line holds. Otherwise the bytes are one JSON document, unless they fail to parse
+    as one and a line is a JSON object on its own: then they are JSON Lines too.
+    """
     if data.startswith(BOM):
         data = data[len(BOM) :]
+    if jsonl:
+        yield from json_lines(data, name)
+        return
     body = data.lstrip()
     if not body:
         return
@@ -123,11 +167,10 @@ def parse_document(data: bytes, name: str) -> Iterator[Record]:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if not _looks_like_jsonl(body.split(b"\n", 1)[0]):
+        if not (_looks_like_jsonl(body.split(b"\n", 1)[0]) or _holds_a_record_line(data)):
             yield Record(name, exc.lineno, None, error=f"invalid JSON: {exc}")
             return
-        for item in read_lines(io.BytesIO(data)):
-            yield Record(name, item.number, None, item.value, item.error)
+        yield from json_lines(data, name)
         return
     if isinstance(value, list):
         text = data.decode("utf-8")
@@ -151,4 +194,4 @@ def read_cards(specs: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise CardSourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        yield from parse_document(data, path)
+        yield from parse_document(data, path, jsonl=is_jsonl_name(path))

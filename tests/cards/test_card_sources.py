@@ -83,3 +83,38 @@ def test_read_cards_reads_stdin_for_dash() -> None:
     stdin = io.BytesIO(json.dumps(base_card()).encode())
     [record] = list(read_cards(["-"], stdin))
     assert (record.file, record.line, record.value) == ("-", 1, base_card())
+
+
+# --- a JSON Lines file is read line by line, whatever its first line holds ---------------
+
+BROKEN_FIRST_LINES = [b'{"task_id": "a",', b"garbage", b"[1, 2", b'"unterminated', b"{", b"]"]
+
+
+@pytest.mark.parametrize("first", BROKEN_FIRST_LINES)
+def test_a_jsonl_file_with_a_broken_first_line_gives_one_result_per_line(tmp_path: Path, first: bytes) -> None:
+    a, b = base_card(task_id="a"), base_card(task_id="b")
+    path = tmp_path / "cards.jsonl"
+    path.write_bytes(first + b"\n" + json.dumps(a).encode() + b"\n\n" + json.dumps(b).encode() + b"\n")
+    got = [(r.line, r.value, r.error is not None) for r in read_cards([str(path)])]
+    assert got == [(1, None, True), (2, a, False), (4, b, False)]
+
+
+@pytest.mark.parametrize("first", BROKEN_FIRST_LINES)
+def test_stdin_with_a_broken_first_line_is_read_as_json_lines_when_later_lines_are_cards(first: bytes) -> None:
+    a = base_card(task_id="a")
+    stdin = io.BytesIO(first + b"\n" + json.dumps(a).encode() + b"\n")
+    got = [(r.line, r.value, r.error is not None) for r in read_cards(["-"], stdin)]
+    assert got == [(1, None, True), (2, a, False)]
+
+
+def test_verify_reports_every_line_of_a_jsonl_file_with_a_broken_first_line(tmp_path: Path) -> None:
+    from .conftest import NOW, jsonl, run_gov
+
+    path = tmp_path / "run.jsonl"
+    cards = [base_card(task_id=f"t-{n}") for n in range(3)]
+    path.write_text('{"task_id": "t-0", "outcome": \n' + "".join(json.dumps(c) + "\n" for c in cards[1:]))
+    out = run_gov("card", "verify", str(path), "--now", NOW, "-f", "jsonl")
+    results = jsonl(out.stdout)
+    assert [(r["line"], r["valid"]) for r in results] == [(1, False), (2, True), (3, True)]
+    assert results[0]["errors"][0]["rule"] == "json"
+    assert out.returncode == 1
