@@ -147,7 +147,7 @@ def validate_cmd(
     from gov.core.cards.sources import read_cards
 
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    results = validation_results(read_cards(_paths(paths), _stdin()))
+    results = validation_results(read_cards(_paths(paths), _stdin(), note=notice))
     tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
     return _finish(tally, False)
 
@@ -212,7 +212,7 @@ def verify_cmd(
             ) from None
     chosen = load_contract(contract)
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    records = read_cards(_paths(paths), _stdin())
+    records = read_cards(_paths(paths), _stdin(), note=notice)
     results = verification_results(records, chosen, now=when, strict=strict)
     tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
     return _finish(tally, True, describe_source(chosen))
@@ -552,7 +552,7 @@ def budget_cmd(
     from gov.core.cards.sources import read_cards, resolve
 
     cards = [
-        orjson.dumps(record.value).decode() for record in read_cards(paths, _stdin()) if record.error is None
+        orjson.dumps(record.value).decode() for record in read_cards(paths, _stdin(), note=notice) if record.error is None
     ]
     if not cards:
         raise UsageError("no cards to measure")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -44,12 +44,24 @@ class Record:
     error: str | None = None
 
 
-def resolve(specs: Iterable[str]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """The files a list of specs names, and notes on the specs that named none."""
+
+    paths: list[str]
+    notes: list[str]
+
+
+def resolve_sources(specs: Iterable[str]) -> Sources:
     """Expand paths, directories (their ``*.json`` and ``*.jsonl``) and globs, in order.
 
-    Raises ``CardSourceError`` for anything that names no readable file.
+    A glob that matches nothing, or a directory without cards, is a note as long as some
+    other spec named a file (a CI step may list ``*.json`` and ``*.jsonl`` in a repository
+    that has one kind only); when none did, it is a ``CardSourceError``. A plain path that
+    does not exist is always an error: it was named on purpose.
     """
     paths: list[str] = []
+    empty: list[str] = []
     for spec in specs:
         if spec == STDIN:
             paths.append(spec)
@@ -58,18 +70,25 @@ def resolve(specs: Iterable[str]) -> list[str]:
                 str(p) for p in Path(spec).rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
             )
             if not found:
-                raise CardSourceError(f"{spec}: directory holds no .json or .jsonl files")
+                empty.append(f"{spec}: directory holds no .json or .jsonl files")
             paths.extend(found)
         elif os.path.exists(spec):
             paths.append(spec)
         elif _GLOB_CHARS.search(spec):
             found = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
             if not found:
-                raise CardSourceError(f"{spec}: no file matches this pattern")
+                empty.append(f"{spec}: no file matches this pattern")
             paths.extend(found)
         else:
             raise CardSourceError(f"{spec}: no such file")
-    return paths
+    if empty and not paths:
+        raise CardSourceError("; ".join(empty))
+    return Sources(paths, empty)
+
+
+def resolve(specs: Iterable[str]) -> list[str]:
+    """The files ``specs`` name (see ``resolve_sources``), without the notes."""
+    return resolve_sources(specs).paths
 
 
 def _element_starts(text: str) -> list[int]:
@@ -182,9 +201,26 @@ def parse_document(data: bytes, name: str, *, jsonl: bool = False) -> Iterator[R
     yield Record(name, first_line, None, value)
 
 
-def read_cards(specs: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator[Record]:
-    """Every card in ``specs`` (paths, directories, globs, ``-`` for stdin), in order."""
-    for path in resolve(specs):
+def read_cards(
+    specs: Iterable[str],
+    stdin: IO[bytes] | None = None,
+    *,
+    note: Callable[[str], None] | None = None,
+) -> Iterator[Record]:
+    """Every card in ``specs`` (paths, directories, globs, ``-`` for stdin), in order.
+
+    ``note`` hears about specs that named no file while others did.
+    """
+    sources = resolve_sources(specs)
+    if note is not None:
+        for message in sources.notes:
+            note(message)
+    return read_paths(sources.paths, stdin)
+
+
+def read_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator[Record]:
+    """Every card in already resolved ``paths`` (``-`` for stdin), in order."""
+    for path in paths:
         if path == STDIN:
             if stdin is None:
                 raise CardSourceError("-: no standard input to read")
