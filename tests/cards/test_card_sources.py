@@ -136,7 +136,7 @@ def test_a_pattern_matching_nothing_is_a_note_when_another_matched(tmp_path: Pat
                          f"{tmp_path / 'empty'}: directory holds no .json or .jsonl files"]  # fmt: skip
     with pytest.raises(CardSourceError, match=r"\*\*/\*\.jsonl: no file matches"):
         resolve_sources([str(tmp_path / "cards/**/*.jsonl"), str(tmp_path / "x/*.json")])
-    with pytest.raises(CardSourceError, match="missing.json: no such file"):
+    with pytest.raises(CardSourceError, match=r"missing\.json: no such file"):
         resolve_sources([str(tmp_path / "cards/**/*.json"), str(tmp_path / "missing.json")])
 
 
