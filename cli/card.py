@@ -162,6 +162,7 @@ def verify_cmd(
         typer.Option(
             "--contract",
             "-c",
+            metavar="NAME|FILE",
             help="'default' (ovi-cards 0.1.0 exactly), 'extended' (its quirks fixed) or a "
             "contract JSON file (see `gov card schema contract`). The two names always mean the "
             "built-in contracts; name a file called like one as a path: ./default.",
@@ -171,6 +172,7 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--now",
+            metavar="RFC3339",
             help="Judge timestamps against this RFC 3339 instant instead of the clock, so a "
             "CI run gives the same answer tomorrow.",
             show_default=False,
@@ -269,25 +271,26 @@ def new_cmd(
             show_default=False,
         ),
     ] = None,
-    task_id: Annotated[str | None, typer.Option("--task-id", help="The task answered.")] = None,
+    task_id: Annotated[str | None, typer.Option("--task-id", metavar="ID", help="The task answered.")] = None,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Source agent, '{type}:{model}' by convention.")
+        str | None, typer.Option("--agent", metavar="TYPE:MODEL", help="Source agent, '{type}:{model}' by convention.")
     ] = None,
     objective: Annotated[
-        str | None, typer.Option("--objective", help="What was asked (1-256 chars).")
+        str | None, typer.Option("--objective", metavar="TEXT", help="What was asked (1-256 chars).")
     ] = None,
-    outcome: Annotated[str | None, typer.Option("--outcome", help="What happened (1-256 chars).")] = None,
-    fact: Annotated[list[str] | None, typer.Option("--fact", help="A key fact (up to 3).")] = None,
-    action: Annotated[list[str] | None, typer.Option("--action", help="An action taken (up to 3).")] = None,
-    next_action: Annotated[list[str] | None, typer.Option("--next", help="A next action (up to 3).")] = None,
+    outcome: Annotated[str | None, typer.Option("--outcome", metavar="TEXT", help="What happened (1-256 chars).")] = None,
+    fact: Annotated[list[str] | None, typer.Option("--fact", metavar="TEXT", help="A key fact (up to 3).")] = None,
+    action: Annotated[list[str] | None, typer.Option("--action", metavar="TEXT", help="An action taken (up to 3).")] = None,
+    next_action: Annotated[list[str] | None, typer.Option("--next", metavar="TEXT", help="A next action (up to 3).")] = None,
     artifact: Annotated[
         list[str] | None,
-        typer.Option("--artifact", help="An artifact: path, URL or id (up to 10)."),
+        typer.Option("--artifact", metavar="REF", help="An artifact: path, URL or id (up to 10)."),
     ] = None,
     confidence: Annotated[
         float | None,
         typer.Option(
             "--confidence",
+            metavar="X",
             help="0 to 1. Default per type: RESULT 0.8, ERROR 0.7, PLAN 0.6, PATCH 0.85, NOTE 0.7.",
             show_default=False,
         ),
@@ -296,22 +299,24 @@ def new_cmd(
         str | None,
         typer.Option(
             "--store",
+            metavar="TARGET",
             help="Suggest storing the card: SOP, BEST_PRACTICE, SHORT_TERM, LONG_TERM, KV, or "
             "'none'. Default: ERROR to SOP, PATCH to BEST_PRACTICE, others not stored.",
             show_default=False,
         ),
     ] = None,
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="A memory tag, lower-case kebab-case.")
+        list[str] | None, typer.Option("--tag", metavar="TAG", help="A memory tag, lower-case kebab-case.")
     ] = None,
     timestamp: Annotated[
         str | None,
-        typer.Option("--timestamp", help="RFC 3339 time of the card. Default: now, in UTC."),
+        typer.Option("--timestamp", metavar="RFC3339", help="RFC 3339 time of the card. Default: now, in UTC."),
     ] = None,
     source: Annotated[
         str | None,
         typer.Option(
             "--from",
+            metavar="FILE",
             help="Read JSON Lines of partial cards (card field names) from this file, or '-' "
             "for stdin, and print one card per line; options above fill fields a line lacks.",
             show_default=False,
@@ -319,7 +324,7 @@ def new_cmd(
     ] = None,
     output: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="Write to this file (replaced atomically).", show_default=False),
+        typer.Option("--output", "-o", metavar="FILE", help="Write to this file (replaced atomically).", show_default=False),
     ] = None,
     fmt: Annotated[
         CardFormat | None,
@@ -518,6 +523,7 @@ def budget_cmd(
         list[str] | None,
         typer.Option(
             "--raw",
+            metavar="PATHS",
             help="Raw agent output the cards replace (files, directories or globs; "
             "repeatable). Paired with the cards in order when the counts match.",
             show_default=False,
