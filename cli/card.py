@@ -221,29 +221,18 @@ def verify_cmd(
 
 
 def _problem_text(problems: list[Problem], *, options: bool) -> str:
+    from gov.core.cards.tools import problem_text
+
+    if not options:
+        return problem_text(problems)  # field names, as the MCP tools answer
     parts = []
     for problem in problems:
-        where = _OPTION_OF.get(problem.path.split("[")[0], problem.path) if options else None
-        if where and where != problem.path:
+        where = _OPTION_OF.get(problem.path.split("[")[0], problem.path)
+        if where != problem.path:
             parts.append(f"{where}: {problem.message} ({problem.path}, {problem.rule})")
         else:
-            parts.append(f"{problem.path}: {problem.message} ({problem.rule})")
+            parts.append(str(problem))
     return "; ".join(parts)
-
-
-def _memory_option(store: str | None, tags: list[str] | None) -> dict[str, Any] | None:
-    if store is None and not tags:
-        return None
-    memory: dict[str, Any] = {}
-    if store is not None:
-        if store.lower() == "none":
-            memory["store"] = False
-        else:
-            memory["store"] = True
-            memory["target"] = store.upper()
-    if tags:
-        memory["tags"] = list(tags)
-    return memory
 
 
 def _write_card(data: dict[str, Any], fmt: str, output: str | None) -> None:
@@ -358,6 +347,7 @@ def new_cmd(
     """
     configure(color, quiet, debug)
     from gov.core.cards.build import build_card
+    from gov.core.cards.tools import memory_option
     from gov.core.cards.validate import CardInvalid
 
     kind = card_type.upper() if card_type else None
@@ -373,7 +363,7 @@ def new_cmd(
         "next_actions": next_action,
         "artifacts": artifact,
         "confidence": confidence,
-        "memory_suggestion": _memory_option(store, tag),
+        "memory_suggestion": memory_option(store, tag),
     }
     fields = {key: value for key, value in fields.items() if value is not None}
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="json", pipe_default="jsonl")
