@@ -143,12 +143,14 @@ def validate_cmd(
         agent-run | gov card validate - | jq 'select(.valid | not)'
     """
     configure(color, quiet, debug)
-    from gov.core.cards.report import validation_results, write_results
-    from gov.core.cards.sources import read_cards
+    from gov.core.cards.report import write_results
+    from gov.core.cards.workflows import validate_cards
 
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    results = validation_results(read_cards(_paths(paths), _stdin(), note=notice))
-    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
+    run = validate_cards(_paths(paths), stdin=_stdin())
+    for line in run.notes:
+        notice(line)
+    tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
     return _finish(tally, False)
 
 
@@ -197,14 +199,13 @@ def verify_cmd(
         gov card verify 'cards/*.jsonl' --now 2025-06-01T12:00:00Z --strict --format github
     """
     configure(color, quiet, debug)
-    from gov.core.cards.contracts import describe_source, load_contract
-    from gov.core.cards.report import verification_results, write_results
-    from gov.core.cards.sources import read_cards
-    from gov.core.cards.timestamps import now_utc, parse_rfc3339
+    from gov.core.cards.contracts import describe_source
+    from gov.core.cards.report import write_results
+    from gov.core.cards.timestamps import parse_rfc3339
+    from gov.core.cards.workflows import verify_cards
 
-    if now is None:
-        when = now_utc()
-    else:
+    when = None
+    if now is not None:
         try:
             when = parse_rfc3339(now)
         except ValueError:
@@ -212,12 +213,12 @@ def verify_cmd(
                 f"--now: {now!r} is not an RFC 3339 date-time with a time zone",
                 hint="e.g. 2025-06-01T12:00:00Z",
             ) from None
-    chosen = load_contract(contract)
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    records = read_cards(_paths(paths), _stdin(), note=notice)
-    results = verification_results(records, chosen, now=when, strict=strict)
-    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
-    return _finish(tally, True, describe_source(chosen))
+    run = verify_cards(_paths(paths), contract=contract, now=when, strict=strict, stdin=_stdin())
+    for line in run.notes:
+        notice(line)
+    tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
+    return _finish(tally, True, describe_source(run.contract) if run.contract else None)
 
 
 def _problem_text(problems: list[Problem], *, options: bool) -> str:
@@ -236,14 +237,11 @@ def _problem_text(problems: list[Problem], *, options: bool) -> str:
 
 
 def _write_card(data: dict[str, Any], fmt: str, output: str | None) -> None:
-    import orjson
+    from gov.core.cards.workflows import card_bytes, write_cards
 
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if fmt == "json" else 0)
-    blob = orjson.dumps(data, option=option)
+    blob = card_bytes([data], indent=fmt == "json")
     if output:
-        from gov.core.atomic import write_bytes_atomic
-
-        write_bytes_atomic(output, blob)
+        write_cards(output, blob)
     else:
         sys.stdout.buffer.write(blob)
 
@@ -346,9 +344,9 @@ def new_cmd(
           gov card new RESULT --from - --agent indexer:local --objective 'Rebuild the index'
     """
     configure(color, quiet, debug)
-    from gov.core.cards.build import build_card
     from gov.core.cards.tools import memory_option
     from gov.core.cards.validate import CardInvalid
+    from gov.core.cards.workflows import new_card
 
     kind = card_type.upper() if card_type else None
     fields: dict[str, Any] = {
@@ -371,25 +369,20 @@ def new_cmd(
         if kind is None:
             raise UsageError("TYPE is required", hint="RESULT, ERROR, PLAN, PATCH or NOTE")
         try:
-            card = build_card(fields)
+            card = new_card(fields)
         except CardInvalid as exc:
             raise UsageError(_problem_text(exc.problems, options=True)) from None
-        _write_card(card.to_json(), fmt_name, output)
+        _write_card(card, fmt_name, output)
         return 0
     return _new_from_lines(source, fields, fmt_name, output)
 
 
 def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str | None) -> int:
     """One card per JSON line of partial fields; bad lines are named on stderr (exit 2)."""
-    import io
     from pathlib import Path
 
-    import orjson
-
     from gov.cli.conventions import error_line
-    from gov.core.cards.build import build_card
-    from gov.core.cards.validate import CardInvalid
-    from gov.core.jsonl import read_lines
+    from gov.core.cards.workflows import card_bytes, new_cards, write_cards
 
     if source == "-":
         stream = _stdin()
@@ -403,40 +396,18 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
             raise UsageError(f"{source}: cannot read: {exc.strerror or exc}") from None
     out: list[bytes] = []
     bad = 0
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if fmt == "json" else 0)
-    for line in read_lines(io.BytesIO(data)):
-        where = f"{source}:{line.number}"
-        if line.error is not None:
-            error_line(f"{where}: {line.error}")
+    for made in new_cards(data, defaults):
+        if made.card is None:
+            error_line(f"{source}:{made.line}: {made.error}")
             bad += 1
             continue
-        if not isinstance(line.value, dict):
-            error_line(f"{where}: $: a line must be a JSON object of card fields (type)")
-            bad += 1
-            continue
-        fields = {**defaults, **line.value}
-        if isinstance(fields.get("card_type"), str):
-            fields["card_type"] = fields["card_type"].upper()
-        if "memory_suggestion" in defaults and isinstance(line.value.get("memory_suggestion"), dict):
-            fields["memory_suggestion"] = {
-                **defaults["memory_suggestion"],
-                **line.value["memory_suggestion"],
-            }
-        try:
-            card = build_card(fields)
-        except CardInvalid as exc:
-            error_line(f"{where}: {_problem_text(exc.problems, options=False)}")
-            bad += 1
-            continue
-        blob = orjson.dumps(card.to_json(), option=option)
+        blob = card_bytes([made.card], indent=fmt == "json")
         if output:
             out.append(blob)
         else:
             sys.stdout.buffer.write(blob)
     if output:
-        from gov.core.atomic import write_bytes_atomic
-
-        write_bytes_atomic(output, b"".join(out))
+        write_cards(output, b"".join(out))
     # Invalid input exits 2 for the whole command, --from lines included (the card issue's
     # contract); the valid lines still made their cards.
     return 2 if bad else 0
@@ -536,6 +507,9 @@ def budget_cmd(
     the raw output they replace: a card costs the orchestrator about the same every step
     (O(1)), raw output grows with the work (O(n)).
 
+    Only valid cards are measured: any other record is named on stderr and left out, and the
+    command then exits 1.
+
     Example:
 
         gov card budget examples/cards/budget/cards.jsonl \\
@@ -544,50 +518,29 @@ def budget_cmd(
     configure(color, quiet, debug)
     import orjson
 
-    from gov.core.cards.budget import measure, token_counter
-    from gov.core.cards.sources import read_cards, resolve
+    from gov.cli.conventions import warn
+    from gov.core.cards.budget import token_counter
+    from gov.core.cards.workflows import budget_cards
 
-    cards = [
-        orjson.dumps(record.value).decode() for record in read_cards(paths, _stdin(), note=notice) if record.error is None
-    ]
-    if not cards:
-        raise UsageError("no cards to measure")
-    raws = None
-    if raw:
-        raws = [_read_text(path) for path in resolve(_expand_raw(raw))]
     counter = None
     if not bytes_only:
         counter, reason = token_counter()
         if counter is None:
             notice(reason)
-    report = measure(cards, raws, agents=agents, steps=steps, counter=counter)
+    budget = budget_cards(paths, raw, agents=agents, steps=steps, counter=counter, stdin=_stdin())
+    for line in budget.notes:
+        notice(line)
+    for line in budget.skipped:
+        warn(line)
+    if budget.skipped:
+        count = len(budget.skipped)
+        warn(f"{count} records are not valid cards and were left out of the measure" if count > 1
+             else "1 record is not a valid card and was left out of the measure")
     if fmt is BudgetFormat.json:
-        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.write(orjson.dumps(budget.report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        sys.stdout.write(_budget_text(report))
-    return 0
-
-
-def _expand_raw(specs: list[str]) -> list[str]:
-    import os
-    from pathlib import Path
-
-    out: list[str] = []
-    for spec in specs:
-        if os.path.isdir(spec):
-            out.extend(sorted(str(p) for p in Path(spec).iterdir() if p.is_file()))
-        else:
-            out.append(spec)
-    return out
-
-
-def _read_text(path: str) -> str:
-    from pathlib import Path
-
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        sys.stdout.write(_budget_text(budget.report))
+    return 1 if budget.skipped else 0
 
 
 def _budget_text(report: dict[str, Any]) -> str:

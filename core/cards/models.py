@@ -95,7 +95,7 @@ class Card(BaseModel):
     actions_taken: Lines
     next_actions: Lines
     artifacts: Annotated[list[NonEmpty], Field(max_length=10)]
-    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    confidence: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
     memory_suggestion: MemorySuggestion
 
     @model_validator(mode="after")

@@ -168,6 +168,23 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json"]
 
 
+def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "card.json"
+    out = run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(missing))
+    assert out.returncode == 2 and out.stdout == b""
+    err = out.stderr.decode()
+    assert err.count("\n") == 1 and str(missing.parent) in err and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+    target = tmp_path / "card.json"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    target.chmod(0o600)  # a replaced file keeps the permissions it had
+    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
 # --- gov card validate / verify --------------------------------------------------------
 
 
@@ -355,6 +372,25 @@ def test_budget_counts_bytes_and_says_why_no_tokens(tmp_path: Path) -> None:
     assert (ctx["agents"], ctx["steps"]) == (5, 20)
     assert ctx["cards"] == round(sum(cards) / 5 * 100)
     assert 0 < ctx["savings"] < 1 and sizes["per_card_reduction"]["pairs"] == 5
+
+
+def test_budget_counts_only_valid_cards_and_names_the_rest(tmp_path: Path) -> None:
+    good = [json.dumps(base_card(task_id=f"t-{n}"), separators=(",", ":")) for n in range(2)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join([good[0], '{"a": 1}', good[1], json.dumps(base_card(outcome="")), "[]"]) + "\n")
+    out = run_gov("card", "budget", str(path), "--bytes-only", "-f", "json")
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["bytes"]["cards"]["count"] == 2
+    assert report["bytes"]["cards"]["total"] == sum(len(line) for line in good)
+    err = out.stderr.decode()
+    for line in (2, 4, 5):
+        assert f"{path}:{line}: not a valid card" in err
+    assert "3 records are not valid cards" in err
+    nothing = tmp_path / "nothing.json"
+    nothing.write_text('{"a": 1}')
+    none = run_gov("card", "budget", str(nothing), "--bytes-only")
+    assert none.returncode == 2 and "no valid cards to measure" in none.stderr.decode()
 
 
 def test_budget_offline_encoding_is_reported(tmp_path: Path) -> None:

@@ -64,6 +64,7 @@ versions = st.one_of(
 )
 numbers = st.one_of(
     st.floats(-0.5, 1.5, allow_nan=False),
+    st.sampled_from([float("nan"), float("inf"), -float("inf"), -0.0]),
     st.sampled_from([0, 1, 2, -1, 0.0, -0.0, 1.0, True, False]),
     st.integers(-2, 2), st.text(max_size=3),
 )  # fmt: skip
@@ -154,3 +155,13 @@ def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
 
     Draft202012Validator.check_schema(card_schema())
     Draft202012Validator.check_schema(contract_schema())
+
+
+def test_nan_and_infinite_confidence_are_refused_by_schema_and_models_alike() -> None:
+    from gov.core.cards.schema import Problem
+
+    for value in (float("nan"), float("inf"), -float("inf")):
+        card = base_card(confidence=value)
+        model, problems = check_card(card)
+        assert model is None and not schema_accepts(card)
+        assert problems == [Problem("confidence", "type", "must be a number")]
