@@ -63,6 +63,11 @@ class BudgetFormat(StrEnum):
     json = "json"
 
 
+class Protocol(StrEnum):
+    a2a = "a2a"
+    mcp = "mcp"
+
+
 class SchemaName(StrEnum):
     card = "card"
     contract = "contract"
@@ -575,6 +580,129 @@ def _budget_text(report: dict[str, Any]) -> str:
                 f"{ctx['raw_accumulation']:,}, cards {ctx['cards']:,}, savings {ctx['savings']:.0%}"
             )
     return "\n".join(lines) + "\n"
+
+
+InteropFormatOpt = Annotated[
+    CardFormat | None,
+    typer.Option(
+        "--format", "-f",
+        help="json (one indented array) or jsonl (one object per line). Default: json on a "
+        "terminal, jsonl otherwise.",
+        show_default=False,
+    ),
+]  # fmt: skip
+InteropOutputOpt = Annotated[
+    str | None,
+    typer.Option("--output", "-o", metavar="FILE", help="Write to this file (replaced atomically).",
+                 show_default=False),
+]
+
+
+def _write_converted(conversion: Any, fmt: CardFormat | None, output: str | None) -> tuple[int, int]:
+    """Write what a conversion made and name its problems on stderr: (written, problems)."""
+    import orjson
+
+    from gov.cli.conventions import warn
+    from gov.core.cards.workflows import write_cards
+
+    for line in conversion.notes:
+        notice(line)
+    fmt_name = resolve_format(fmt.value if fmt else None, tty_default="json", pipe_default="jsonl")
+    values: list[Any] = []
+    written = problems = 0
+    for item in conversion.items:
+        if item.problem is not None:
+            warn(f"{item.where}: {item.problem}")
+            problems += 1
+        if item.value is None:
+            continue
+        written += 1
+        if fmt_name == "jsonl" and not output:
+            sys.stdout.buffer.write(orjson.dumps(item.value, option=orjson.OPT_APPEND_NEWLINE))
+        else:
+            values.append(item.value)
+    if fmt_name == "json":
+        blob = orjson.dumps(values, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    else:
+        blob = b"".join(orjson.dumps(v, option=orjson.OPT_APPEND_NEWLINE) for v in values)
+    if output:
+        write_cards(output, blob)
+    elif fmt_name == "json":
+        sys.stdout.buffer.write(blob)
+    return written, problems
+
+
+@card_app.command("export")
+@command
+def export_cmd(
+    paths: PathsArg = None,
+    to: Annotated[
+        Protocol,
+        typer.Option("--to", help="a2a: one A2A 1.0 Artifact per card (gov's card extension: a "
+                     "data part with the card, a text part with the outcome); mcp: one MCP tool "
+                     "result per card, structuredContent {card}, as create_card answers."),
+    ] = Protocol.a2a,
+    fmt: InteropFormatOpt = None,
+    output: InteropOutputOpt = None,
+    color: ColorOpt = Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Turn task cards into what another protocol carries: A2A artifacts or MCP tool results.
+
+    Only valid cards are exported; any other record is named on stderr and the command exits
+    1. The card travels verbatim, so `gov card import` gives it back unchanged.
+
+    Example:
+
+        gov card export --to a2a examples/cards/good/result.json
+
+        gov card export --to a2a 'cards/*.jsonl' | gov card import --from a2a - | gov card verify -
+    """
+    configure(color, quiet, debug)
+    from gov.core.cards.interop import export_cards
+
+    conversion = export_cards(_paths(paths), protocol=to.value, stdin=_stdin())
+    _, problems = _write_converted(conversion, fmt, output)
+    return 1 if problems else 0
+
+
+@card_app.command("import")
+@command
+def import_cmd(
+    paths: PathsArg = None,
+    source: Annotated[
+        Protocol,
+        typer.Option("--from", help="a2a: cards in gov's A2A extension anywhere in A2A JSON "
+                     "(artifacts, messages, tasks, stream events, JSON-RPC responses); mcp: the "
+                     "card in MCP tool results (structuredContent, else the text content)."),
+    ] = Protocol.a2a,
+    fmt: InteropFormatOpt = None,
+    output: InteropOutputOpt = None,
+    color: ColorOpt = Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Take the task cards out of A2A or MCP JSON, verbatim, one per line.
+
+    A card that is not valid is still printed (verify it to see why) and named on stderr;
+    the command then exits 1, as it does when it finds no card at all.
+
+    Example:
+
+        gov card import --from a2a task-response.json | gov card verify -
+
+        gov card import --from mcp tool-results.jsonl -f json
+    """
+    configure(color, quiet, debug)
+    from gov.core.cards.interop import import_cards
+    from gov.core.errors import InputError
+
+    conversion = import_cards(_paths(paths), protocol=source.value, stdin=_stdin())
+    found, problems = _write_converted(conversion, fmt, output)
+    if not found:
+        raise InputError(f"no task cards found (looked for the {source.value} form gov exports)")
+    return 1 if problems else 0
 
 
 def register(app: typer.Typer) -> None:

@@ -414,6 +414,25 @@ def test_tool_input_schemas_name_the_required_arguments(client: Client) -> None:
     assert listed["verify_card"]["properties"]["contract"]["enum"] == ["default", "extended"]
 
 
+def test_an_exported_card_is_what_create_card_answers(client: Client) -> None:
+    """gov card export --to mcp gives the tool result gov's server sends, under its outputSchema."""
+    from jsonschema import Draft202012Validator
+
+    from gov.core.cards.mcp_result import card_to_result
+
+    schemas = {tool.name: field(tool, "output_schema", "outputSchema")
+               for tool in client.run(client.session.list_tools).tools}
+    arguments = {k: GOOD_CARD[k] for k in (*CARD_FIELDS, "key_facts", "actions_taken", "artifacts",
+                                           "confidence", "timestamp")}
+    result = client.call("create_card", arguments)
+    served = structured(result)
+    exported = card_to_result(served["card"])
+    assert exported["structuredContent"] == served
+    assert list(Draft202012Validator(schemas["create_card"]).iter_errors(exported["structuredContent"])) == []
+    assert json.loads(exported["content"][0]["text"]) == json.loads(result.content[0].text)
+    assert exported["isError"] is False
+
+
 # --- telemetry and the command --------------------------------------------------------
 
 

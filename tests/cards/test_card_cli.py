@@ -16,7 +16,7 @@ from gov.core.cards.validate import check_card
 
 from .conftest import EXAMPLES, NOW, REPO, base_card, jsonl, run_gov
 
-COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget"]
+COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget", "export", "import"]
 
 
 def test_every_command_has_a_worked_example() -> None:
