@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from gov.core.cards.models import Card
+from gov.core.cards.plain import CardLike
 from gov.core.cards.timestamps import parse_rfc3339
 
 # --- word lists that are compatibility facts (ovi-cards 0.1.0) ------------------------
@@ -97,22 +97,22 @@ class Check:
 
     name: str
     card_types: frozenset[str] | None  # None: every card type
-    test: Callable[[Card, datetime], bool]
+    test: Callable[[CardLike, datetime], bool]
     reason: str
 
 
 # --- the ovi-cards 0.1.0 checks ------------------------------------------------------
 
 
-def _outcome_not_empty(card: Card, now: datetime) -> bool:
+def _outcome_not_empty(card: CardLike, now: datetime) -> bool:
     return len(card.outcome.strip()) > 10
 
 
-def _outcome_not_generic(card: Card, now: datetime) -> bool:
+def _outcome_not_generic(card: CardLike, now: datetime) -> bool:
     return _GENERIC.fullmatch(card.outcome.strip()) is None
 
 
-def _objective_outcome_alignment(card: Card, now: datetime) -> bool:
+def _objective_outcome_alignment(card: CardLike, now: datetime) -> bool:
     wanted = significant_words(card.objective)
     if len(wanted) < 2:
         return True  # too little to compare: the check abstains by passing
@@ -121,11 +121,11 @@ def _objective_outcome_alignment(card: Card, now: datetime) -> bool:
     return any(not wanted.isdisjoint(significant_words(fact)) for fact in card.key_facts)
 
 
-def _confidence_not_default(card: Card, now: datetime) -> bool:
+def _confidence_not_default(card: CardLike, now: datetime) -> bool:
     return card.confidence != 0.5
 
 
-def _timestamp_recent(card: Card, now: datetime) -> bool:
+def _timestamp_recent(card: CardLike, now: datetime) -> bool:
     # Parsed as ovi-cards parses it; anything it cannot compare passes.
     try:
         stamp = datetime.fromisoformat(card.timestamp.replace("Z", "+00:00"))
@@ -134,38 +134,38 @@ def _timestamp_recent(card: Card, now: datetime) -> bool:
         return True
 
 
-def _has_key_facts(card: Card, now: datetime) -> bool:
+def _has_key_facts(card: CardLike, now: datetime) -> bool:
     return bool(card.key_facts)
 
 
-def _has_actions(card: Card, now: datetime) -> bool:
+def _has_actions(card: CardLike, now: datetime) -> bool:
     return bool(card.actions_taken)
 
 
-def _has_next_actions(card: Card, now: datetime) -> bool:
+def _has_next_actions(card: CardLike, now: datetime) -> bool:
     return bool(card.next_actions)
 
 
-def _has_artifacts(card: Card, now: datetime) -> bool:
+def _has_artifacts(card: CardLike, now: datetime) -> bool:
     return bool(card.artifacts)
 
 
-def _error_outcome_describes_failure(card: Card, now: datetime) -> bool:
+def _error_outcome_describes_failure(card: CardLike, now: datetime) -> bool:
     return _FAILURE.search(card.outcome) is not None
 
 
-def _plan_outcome_is_proposal(card: Card, now: datetime) -> bool:
+def _plan_outcome_is_proposal(card: CardLike, now: datetime) -> bool:
     return _PROPOSAL.search(card.outcome) is not None
 
 
-def _note_actions_empty(card: Card, now: datetime) -> bool:
+def _note_actions_empty(card: CardLike, now: datetime) -> bool:
     return not card.actions_taken
 
 
 # --- the extended checks -------------------------------------------------------------
 
 
-def _timestamp_current(card: Card, now: datetime) -> bool:
+def _timestamp_current(card: CardLike, now: datetime) -> bool:
     try:
         age = now - parse_rfc3339(card.timestamp)
     except (ValueError, OverflowError):
@@ -173,11 +173,11 @@ def _timestamp_current(card: Card, now: datetime) -> bool:
     return -_FUTURE_SKEW <= age < timedelta(hours=_DAY_HOURS)
 
 
-def _error_outcome_names_failure(card: Card, now: datetime) -> bool:
+def _error_outcome_names_failure(card: CardLike, now: datetime) -> bool:
     return _FAILURE_EXTENDED.search(card.outcome) is not None
 
 
-def _plan_outcome_proposes(card: Card, now: datetime) -> bool:
+def _plan_outcome_proposes(card: CardLike, now: datetime) -> bool:
     return _PROPOSAL_EXTENDED.search(card.outcome) is not None
 
 
@@ -185,7 +185,7 @@ def _normalised(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".!")
 
 
-def _outcome_differs_from_objective(card: Card, now: datetime) -> bool:
+def _outcome_differs_from_objective(card: CardLike, now: datetime) -> bool:
     return _normalised(card.outcome) != _normalised(card.objective)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import orjson
 
 from gov.core.cards.checks import CHECKS, Check
-from gov.core.cards.models import CARD_TYPES
+from gov.core.cards.plain import CARD_TYPES
 from gov.core.errors import GovError
 
 Severity = Literal["HARD", "SOFT", "OFF"]

@@ -15,9 +15,9 @@ from typing import IO, Any
 import orjson
 
 from gov.core.cards.contracts import Contract
-from gov.core.cards.schema import Problem
+from gov.core.cards.plain import CardView, accept
+from gov.core.cards.schema import Problem, explain
 from gov.core.cards.sources import Record
-from gov.core.cards.validate import check_card
 from gov.core.cards.verify import verify
 
 FORMATS = ("text", "json", "jsonl", "github")
@@ -48,14 +48,24 @@ def _where(record: Record, value: Any) -> dict[str, Any]:
     }
 
 
+def checked(record: Record) -> tuple[CardView | None, list[Problem]]:
+    """The record's card, or why it is not one: the plain rules decide, the schema explains."""
+    if record.error is not None:
+        return None, [Problem("$", "json", record.error)]
+    view = accept(record.value)
+    if view is not None:
+        return view, []
+    problems = explain(record.value)
+    # The property tests hold the schema to the same answer; should it ever find nothing,
+    # the card is still refused, and says so.
+    return None, problems or [Problem("$", "rules", "refused by the card rules")]
+
+
 def validation_results(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
     """One result per record: valid, or the problems with their field paths and rules."""
     for record in records:
         result = _where(record, record.value)
-        if record.error is not None:
-            problems = [Problem("$", "json", record.error)]
-        else:
-            _, problems = check_card(record.value)
+        _, problems = checked(record)
         result["valid"] = not problems
         result["errors"] = [p.to_json() for p in problems]
         yield result
@@ -71,10 +81,7 @@ def verification_results(
     """One result per record: its validity and, when valid, the contract's verdict."""
     for record in records:
         result = _where(record, record.value)
-        if record.error is not None:
-            card, problems = None, [Problem("$", "json", record.error)]
-        else:
-            card, problems = check_card(record.value)
+        card, problems = checked(record)
         result["valid"] = card is not None
         result["errors"] = [p.to_json() for p in problems]
         if card is None:

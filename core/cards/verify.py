@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from gov.core.cards.contracts import Contract, default_contract
-from gov.core.cards.models import Card
+from gov.core.cards.plain import CardLike
 from gov.core.cards.timestamps import now_utc
 
 ALL_PASSED = "Every check passed."
@@ -46,7 +46,7 @@ class Verification:
 
 
 def verify(
-    card: Card,
+    card: CardLike,
     contract: Contract | None = None,
     *,
     now: datetime | None = None,

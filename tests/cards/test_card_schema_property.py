@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gov.core.cards.plain import is_card
 from gov.core.cards.schema import card_validator, schema_accepts
 from gov.core.cards.validate import check_card
 
@@ -137,11 +138,13 @@ def cards(draw: st.DrawFn) -> Any:
     return card
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cards())
 def test_schema_and_models_agree(card: Any) -> None:
     model, problems = check_card(card)
     assert (model is not None) == schema_accepts(card), (card, problems)
+    # The plain rules that gov card verify decides with give the same answer too.
+    assert is_card(card) == (model is not None), (card, problems)
     # A rejection is always explained by the schema itself, never by the fallback.
     if model is None:
         assert problems
