@@ -186,6 +186,27 @@ def verify_cmd(
         ),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail cards on SOFT failures too.")] = False,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            metavar="DIR",
+            help="Also check each card against this git repository: path artifacts exist, a "
+            "PATCH's artifacts changed, claimed tests touched a test file, no task reported two "
+            "ways (the contract's repository checks).",
+            show_default=False,
+        ),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            metavar="REV",
+            help="With --repo: the revision the change under review starts from; files changed "
+            "since it count as changed, as do working-tree changes. Default: the working tree only.",
+            show_default=False,
+        ),
+    ] = None,
     color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
@@ -202,6 +223,8 @@ def verify_cmd(
         gov card verify examples/cards/good --format text
 
         gov card verify 'cards/*.jsonl' --now 2025-06-01T12:00:00Z --strict --format github
+
+        gov card verify cards/ --repo . --base origin/main --format github
     """
     configure(color, quiet, debug)
     from gov.core.cards.contracts import describe_source
@@ -219,7 +242,10 @@ def verify_cmd(
                 hint="e.g. 2025-06-01T12:00:00Z",
             ) from None
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    run = verify_cards(_paths(paths), contract=contract, now=when, strict=strict, stdin=_stdin())
+    if base is not None and repo is None:
+        raise UsageError("--base needs --repo", hint="--repo DIR --base REV")
+    run = verify_cards(_paths(paths), contract=contract, now=when, strict=strict, repo=repo, base=base,
+                       stdin=_stdin())
     for line in run.notes:
         notice(line)
     tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))

@@ -2,6 +2,8 @@
 
 Two contracts ship with gov: ``default`` (ovi-cards 0.1.0, exactly) and ``extended``
 (its quirks fixed). A contract file may ``extend`` either and override a few settings.
+The repository checks have severities in a contract like the others, and run only when a
+repository is given.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ import orjson
 
 from gov.core.cards.checks import CHECKS, Check
 from gov.core.cards.plain import CARD_TYPES
+from gov.core.cards.repo_checks import REPO_CHECKS, RepoCheck
 from gov.core.errors import GovError
 
 Severity = Literal["HARD", "SOFT", "OFF"]
+# Every check a contract can name: the card's own, then the repository ones.
+CHECK_NAMES = tuple(check.name for check in CHECKS) + tuple(check.name for check in REPO_CHECKS)
 BUILTIN = ("default", "extended")
 _HERE = Path(__file__).parent
 
@@ -39,6 +44,14 @@ class Step:
     hard: bool
 
 
+@dataclass(frozen=True, slots=True)
+class RepoStep:
+    """One repository check as a contract runs it on one card type."""
+
+    check: RepoCheck
+    hard: bool
+
+
 @dataclass(frozen=True)
 class Contract:
     """A named set of check severities with the penalties and the pass mark."""
@@ -51,9 +64,11 @@ class Contract:
     description: str = ""
     source: str = "built in"  # "built in", or the path the contract was read from
     steps: Mapping[str, tuple[Step, ...]] = field(init=False, repr=False, compare=False)
+    repo_steps: Mapping[str, tuple[RepoStep, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         plans: dict[str, tuple[Step, ...]] = {}
+        repo_plans: dict[str, tuple[RepoStep, ...]] = {}
         for card_type in CARD_TYPES:
             plans[card_type] = tuple(
                 Step(check, self.severities[check.name] == "HARD")
@@ -61,7 +76,14 @@ class Contract:
                 if self.severities.get(check.name, "OFF") != "OFF"
                 and (check.card_types is None or card_type in check.card_types)
             )
+            repo_plans[card_type] = tuple(
+                RepoStep(check, self.severities[check.name] == "HARD")
+                for check in REPO_CHECKS
+                if self.severities.get(check.name, "OFF") != "OFF"
+                and (check.card_types is None or card_type in check.card_types)
+            )
         object.__setattr__(self, "steps", plans)
+        object.__setattr__(self, "repo_steps", repo_plans)
 
     def contract_id(self, card_type: str) -> str:
         """The id a result reports, one per card type as ovi-cards does: ``result-default``."""
@@ -74,7 +96,7 @@ class Contract:
             "hard_penalty": self.hard_penalty,
             "soft_penalty": self.soft_penalty,
             "min_adjusted_confidence": self.min_adjusted_confidence,
-            "checks": {check.name: self.severities.get(check.name, "OFF") for check in CHECKS},
+            "checks": {name: self.severities.get(name, "OFF") for name in CHECK_NAMES},
         }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -19,6 +19,9 @@ from gov.core.cards.plain import CardView, accept
 from gov.core.cards.schema import Problem, explain
 from gov.core.cards.sources import Record
 from gov.core.cards.verify import verify
+
+if TYPE_CHECKING:
+    from gov.core.cards.repo_checks import Repo
 
 FORMATS = ("text", "json", "jsonl", "github")
 # Results are written in batches: one write per card costs more than checking it, yet a
@@ -77,8 +80,10 @@ def verification_results(
     *,
     now: datetime,
     strict: bool = False,
+    repo: Repo | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """One result per record: its validity and, when valid, the contract's verdict."""
+    """One result per record: its validity and, when valid, the contract's verdict (with the
+    repository checks when ``repo`` is given)."""
     for record in records:
         result = _where(record, record.value)
         card, problems = checked(record)
@@ -88,7 +93,8 @@ def verification_results(
             result.update(_EMPTY_VERDICT)
             result["summary"] = "The card is invalid, so it was not verified."
         else:
-            result.update(verify(card, contract, now=now, strict=strict).to_json())
+            where = location(result) if repo is not None else ""
+            result.update(verify(card, contract, now=now, strict=strict, repo=repo, where=where).to_json())
         yield result
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gov.core.cards.contracts import Contract, default_contract
 from gov.core.cards.plain import CardLike
 from gov.core.cards.timestamps import now_utc
+
+if TYPE_CHECKING:
+    from gov.core.cards.repo_checks import Repo
 
 ALL_PASSED = "Every check passed."
 
@@ -51,11 +54,15 @@ def verify(
     *,
     now: datetime | None = None,
     strict: bool = False,
+    repo: Repo | None = None,
+    where: str = "",
 ) -> Verification:
     """Verify a valid card against ``contract`` (``default`` when omitted).
 
     ``now`` fixes the clock the timestamp checks compare against, so results can be
-    reproduced; it must be timezone-aware.
+    reproduced; it must be timezone-aware. With ``repo`` (``repo_checks.open_repo``) the
+    contract's repository checks run too; ``where`` names the card's place for them (a
+    second report of the same task points at the first).
     """
     contract = contract or default_contract()
     when = now or now_utc()
@@ -70,6 +77,14 @@ def verify(
             continue
         (hard if step.hard else soft).append(check.name)
         reasons.append(check.reason)
+    if repo is not None:
+        for repo_step in contract.repo_steps[card.card_type]:
+            failure = repo_step.check.test(card, repo, where)
+            if failure is None:
+                passed_checks.append(repo_step.check.name)
+                continue
+            (hard if repo_step.hard else soft).append(repo_step.check.name)
+            reasons.append(failure)
     confidence = card.confidence
     penalty = len(hard) * contract.hard_penalty + len(soft) * contract.soft_penalty
     adjusted = max(0.0, min(1.0, confidence - penalty))

@@ -56,22 +56,35 @@ def verify_cards(
     contract: str | Contract = "default",
     now: datetime | None = None,
     strict: bool = False,
+    repo: str | Path | None = None,
+    base: str | None = None,
     stdin: IO[bytes] | None = None,
 ) -> CardRun:
     """Validate the cards in ``specs``, then run ``contract``'s checks on each valid one.
 
     ``contract`` is a built-in name, a contract file's path or a loaded ``Contract``;
-    ``now`` (timezone-aware) is the instant timestamps are judged against.
+    ``now`` (timezone-aware) is the instant timestamps are judged against. With ``repo``
+    (a folder in a git repository) the repository checks run too, counting as the change
+    under review the commits since ``base`` (when given) and the working tree.
     """
     from gov.core.cards.contracts import Contract, load_contract
     from gov.core.cards.report import verification_results
     from gov.core.cards.timestamps import now_utc
 
+    if base is not None and repo is None:
+        raise GovError("base: a base revision needs a repository (repo)")
     chosen = contract if isinstance(contract, Contract) else load_contract(contract)
     sources = resolve_sources(specs)
+    notes = list(sources.notes)
+    state = None
+    if repo is not None:
+        from gov.core.cards.repo_checks import open_repo
+
+        state = open_repo(repo, base)
+        notes.append(state.describe())
     records = read_paths(sources.paths, stdin)
-    results = verification_results(records, chosen, now=now or now_utc(), strict=strict)
-    return CardRun(results, list(sources.notes), chosen)
+    results = verification_results(records, chosen, now=now or now_utc(), strict=strict, repo=state)
+    return CardRun(results, notes, chosen)
 
 
 def new_card(fields: Mapping[str, Any], *, now: str | None = None) -> dict[str, Any]:

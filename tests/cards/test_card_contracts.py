@@ -10,7 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gov.core.cards.checks import CHECKS
-from gov.core.cards.contracts import ContractError, builtin_contract, load_contract
+from gov.core.cards.contracts import CHECK_NAMES, ContractError, builtin_contract, load_contract
+from gov.core.cards.repo_checks import REPO_CHECKS
 from gov.core.cards.schema import contract_schema
 from gov.core.cards.validate import parse_card
 from gov.core.cards.verify import verify
@@ -35,12 +36,14 @@ def test_builtin_contracts_match_the_contract_schema(name: str) -> None:
     path = Path(__file__).resolve().parents[2] / "core" / "cards" / f"{name}.contract.json"
     data = json.loads(path.read_text())
     assert list(Draft202012Validator(contract_schema()).iter_errors(data)) == []
-    assert set(data["checks"]) == {check.name for check in CHECKS}
+    assert set(data["checks"]) == set(CHECK_NAMES) == {check.name for check in (*CHECKS, *REPO_CHECKS)}
 
 
 def test_default_contract_is_ovis() -> None:
+    """Without a repository (ovi-cards has none) the default contract runs ovi's checks alone."""
     default = builtin_contract("default")
-    active = {k: v for k, v in default.severities.items() if v != "OFF"}
+    repo_checks = {check.name for check in REPO_CHECKS}
+    active = {k: v for k, v in default.severities.items() if v != "OFF" and k not in repo_checks}
     assert active == OVI_SEVERITIES
     assert (default.hard_penalty, default.soft_penalty, default.min_adjusted_confidence) == (
         0.25, 0.1, 0.0
