@@ -121,9 +121,8 @@ def _stdin() -> IO[bytes] | None:
     return sys.stdin.buffer if sys.stdin is not None else None
 
 
-def _finish(tally: Tally, verifying: bool, contract: str | None = None) -> int:
-    message = tally.describe(verifying) if tally.cards else "no cards found"
-    notice(f"{message} ({contract})" if contract else message)
+def _finish(tally: Tally, verifying: bool) -> int:
+    notice(tally.describe(verifying) if tally.cards else "no cards found")
     return 0 if tally.ok else 1
 
 
@@ -227,29 +226,11 @@ def verify_cmd(
         gov card verify cards/ --repo . --base origin/main --format github
     """
     configure(color, quiet, debug)
-    from gov.core.cards.contracts import describe_source
-    from gov.core.cards.report import write_results
-    from gov.core.cards.timestamps import parse_rfc3339
-    from gov.core.cards.workflows import verify_cards
+    from gov.cli.card_lean import verify
 
-    when = None
-    if now is not None:
-        try:
-            when = parse_rfc3339(now)
-        except ValueError:
-            raise UsageError(
-                f"--now: {now!r} is not an RFC 3339 date-time with a time zone",
-                hint="e.g. 2025-06-01T12:00:00Z",
-            ) from None
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    if base is not None and repo is None:
-        raise UsageError("--base needs --repo", hint="--repo DIR --base REV")
-    run = verify_cards(_paths(paths), contract=contract, now=when, strict=strict, repo=repo, base=base,
-                       stdin=_stdin())
-    for line in run.notes:
-        notice(line)
-    tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
-    return _finish(tally, True, describe_source(run.contract) if run.contract else None)
+    return verify(_paths(paths), fmt=fmt_name, contract=contract, now=now, strict=strict, repo=repo,
+                  base=base, color=use_color(sys.stdout), quiet=quiet, stdin=_stdin())
 
 
 def _problem_text(problems: list[Problem], *, options: bool) -> str:

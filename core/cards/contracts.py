@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 
@@ -52,6 +52,15 @@ class RepoStep:
     hard: bool
 
 
+class Plan(NamedTuple):
+    """One card type's steps, column by column."""
+
+    names: tuple[str, ...]
+    tests: tuple[Callable[[Any, Any], bool], ...]
+    hard: tuple[bool, ...]
+    reasons: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Contract:
     """A named set of check severities with the penalties and the pass mark."""
@@ -65,6 +74,10 @@ class Contract:
     source: str = "built in"  # "built in", or the path the contract was read from
     steps: Mapping[str, tuple[Step, ...]] = field(init=False, repr=False, compare=False)
     repo_steps: Mapping[str, tuple[RepoStep, ...]] = field(init=False, repr=False, compare=False)
+    # Per card type, the steps' names, tests, hardness and reasons side by side, and the id
+    # results report: what the verify loop reads, flat, for every card.
+    plans: Mapping[str, Plan] = field(init=False, repr=False, compare=False)
+    ids: Mapping[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         plans: dict[str, tuple[Step, ...]] = {}
@@ -84,6 +97,17 @@ class Contract:
             )
         object.__setattr__(self, "steps", plans)
         object.__setattr__(self, "repo_steps", repo_plans)
+        flat = {
+            card_type: Plan(
+                tuple(s.check.name for s in steps),
+                tuple(s.check.test for s in steps),
+                tuple(s.hard for s in steps),
+                tuple(s.check.reason for s in steps),
+            )
+            for card_type, steps in plans.items()
+        }
+        object.__setattr__(self, "plans", flat)
+        object.__setattr__(self, "ids", {card_type: self.contract_id(card_type) for card_type in CARD_TYPES})
 
     def contract_id(self, card_type: str) -> str:
         """The id a result reports, one per card type as ovi-cards does: ``result-default``."""

@@ -12,19 +12,20 @@ are contract checks like the others: named, with a severity per contract, switch
 - ``task_reports_agree``: no two cards of one run report the same task with contradicting
   outcomes (two cards of one type saying different things, or a RESULT and an ERROR).
 
-Git is read through ``git`` itself, a few commands per run, never per card.
+Git is read through ``git`` itself, a few commands per run, never per card; nothing here
+is loaded or compiled until a repository is given.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gov.core.cards.plain import CardLike
+from gov.core.cards.plain import CardData
 from gov.core.errors import GovError
 
 _GIT_TIMEOUT = 60
@@ -34,19 +35,28 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
 _FILE_NAME = re.compile(r"^[^/]*[A-Za-z_][^/]*\.[A-Za-z][A-Za-z0-9]{0,9}$")
 _DOMAINS = frozenset(("com", "org", "net", "io", "dev", "ai", "app", "co", "gov", "edu"))
-# Actions that claim test work, as opposed to running tests that already exist.
-_TEST_CLAIM = re.compile(
-    r"\b(?:add(?:s|ed|ing)?|wr(?:ite|ites|ote|itten|iting)|creat(?:e|es|ed|ing)|"
-    r"updat(?:e|es|ed|ing)|extend(?:s|ed|ing)?|expand(?:s|ed|ing)?|new|regression|fix(?:es|ed)?)"
-    r"\b[^.;]*?\b(?:unit[- ]?)?tests?\b"
-    r"|\btests?\b[^.;]*?\b(?:added|written|created|updated|extended)\b",
-    re.IGNORECASE,
-)
-_TEST_FILE = re.compile(
-    r"(?:^|/)(?:tests?|__tests__|specs?|testing)/"
-    r"|(?:^|/)test_[^/]*$|_test\.[A-Za-z0-9]+$|\.(?:test|spec)\.[A-Za-z0-9]+$"
-    r"|(?:^|/)[^/]*Tests?\.(?:java|kt|cs|swift|scala)$|_spec\.rb$|(?:^|/)conftest\.py$"
-)
+@functools.cache
+def _test_claim() -> re.Pattern[str]:
+    """Actions that claim test work, as opposed to running tests that already exist."""
+    return re.compile(
+        r"\b(?:add(?:s|ed|ing)?|wr(?:ite|ites|ote|itten|iting)|creat(?:e|es|ed|ing)|"
+        r"updat(?:e|es|ed|ing)|extend(?:s|ed|ing)?|expand(?:s|ed|ing)?|new|regression|fix(?:es|ed)?)"
+        r"\b[^.;]*?\b(?:unit[- ]?)?tests?\b"
+        r"|\btests?\b[^.;]*?\b(?:added|written|created|updated|extended)\b",
+        re.IGNORECASE,
+    )
+
+
+@functools.cache
+def _test_file() -> re.Pattern[str]:
+    """Paths of test files, by the conventions of the common test runners."""
+    return re.compile(
+        r"(?:^|/)(?:tests?|__tests__|specs?|testing)/"
+        r"|(?:^|/)test_[^/]*$|_test\.[A-Za-z0-9]+$|\.(?:test|spec)\.[A-Za-z0-9]+$"
+        r"|(?:^|/)[^/]*Tests?\.(?:java|kt|cs|swift|scala)$|_spec\.rb$|(?:^|/)conftest\.py$"
+    )
+
+
 _CONFLICTING_TYPES = frozenset(("RESULT", "ERROR"))
 
 
@@ -58,6 +68,8 @@ class RepoError(GovError):
 
 
 def _git(root: Path, *args: str) -> bytes:
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],
@@ -81,6 +93,8 @@ def _names(output: bytes) -> list[str]:
 
 
 def _has_commit(root: Path, rev: str) -> bool:
+    import subprocess
+
     done = subprocess.run(
         ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
         capture_output=True,
@@ -181,9 +195,9 @@ def open_repo(directory: str | os.PathLike[str], base: str | None = None) -> Rep
 # --- the checks -----------------------------------------------------------------------------
 
 
-def _paths(card: CardLike, repo: Repo) -> list[tuple[str, str]]:
+def _paths(card: CardData, repo: Repo) -> list[tuple[str, str]]:
     found = []
-    for artifact in card.artifacts:
+    for artifact in card["artifacts"]:
         path = repo.relative(artifact)
         if path is not None:
             found.append((artifact, path))
@@ -195,14 +209,14 @@ def _listing(names: Sequence[str]) -> str:
     return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _artifacts_exist(card: CardLike, repo: Repo, where: str) -> str | None:
+def _artifacts_exist(card: CardData, repo: Repo, where: str) -> str | None:
     missing = [artifact for artifact, path in _paths(card, repo) if not repo.exists(path)]
     if not missing:
         return None
     return f"artifact {_listing(missing)} is neither at HEAD nor in the working tree."
 
 
-def _patch_artifacts_changed(card: CardLike, repo: Repo, where: str) -> str | None:
+def _patch_artifacts_changed(card: CardData, repo: Repo, where: str) -> str | None:
     untouched = [artifact for artifact, path in _paths(card, repo) if not repo.touched(path)]
     if not untouched:
         return None
@@ -210,10 +224,10 @@ def _patch_artifacts_changed(card: CardLike, repo: Repo, where: str) -> str | No
     return f"PATCH names {_listing(untouched)}, which did not change {since}."
 
 
-def _claimed_tests_touched(card: CardLike, repo: Repo, where: str) -> str | None:
-    if not any(_TEST_CLAIM.search(action) for action in card.actions_taken):
+def _claimed_tests_touched(card: CardData, repo: Repo, where: str) -> str | None:
+    if not any(_test_claim().search(action) for action in card["actions_taken"]):
         return None
-    if any(_TEST_FILE.search(name) for name in repo.changed):
+    if any(_test_file().search(name) for name in repo.changed):
         return None
     return "actions_taken say tests were written, but no test file changed."
 
@@ -222,16 +236,17 @@ def _normalised(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".!")
 
 
-def _task_reports_agree(card: CardLike, repo: Repo, where: str) -> str | None:
-    seen = repo.reports.get(card.task_id)
+def _task_reports_agree(card: CardData, repo: Repo, where: str) -> str | None:
+    seen = repo.reports.get(card["task_id"])
     if seen is None:
-        repo.reports[card.task_id] = (card.card_type, _normalised(card.outcome), where)
+        repo.reports[card["task_id"]] = (card["card_type"], _normalised(card["outcome"]), where)
         return None
     kind, outcome, first = seen
-    if kind == card.card_type and outcome != _normalised(card.outcome):
-        return f"task {card.task_id} has another {kind} card with a different outcome ({first})."
-    if {kind, card.card_type} == _CONFLICTING_TYPES:
-        return f"task {card.task_id} was also reported as {kind} ({first})."
+    task = card["task_id"]
+    if kind == card["card_type"] and outcome != _normalised(card["outcome"]):
+        return f"task {task} has another {kind} card with a different outcome ({first})."
+    if {kind, card["card_type"]} == _CONFLICTING_TYPES:
+        return f"task {task} was also reported as {kind} ({first})."
     return None
 
 
@@ -241,7 +256,7 @@ class RepoCheck:
 
     name: str
     card_types: frozenset[str] | None  # None: every card type
-    test: Callable[[CardLike, Repo, str], str | None]
+    test: Callable[[CardData, Repo, str], str | None]
 
 
 REPO_CHECKS: tuple[RepoCheck, ...] = (

@@ -15,10 +15,10 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from gov.core.cards.contracts import Contract
-from gov.core.cards.plain import CardView, accept
+from gov.core.cards.plain import CardData, is_card
 from gov.core.cards.schema import Problem, explain
 from gov.core.cards.sources import Record
-from gov.core.cards.verify import verify
+from gov.core.cards.verify import verdict
 
 if TYPE_CHECKING:
     from gov.core.cards.repo_checks import Repo
@@ -51,13 +51,12 @@ def _where(record: Record, value: Any) -> dict[str, Any]:
     }
 
 
-def checked(record: Record) -> tuple[CardView | None, list[Problem]]:
+def checked(record: Record) -> tuple[CardData | None, list[Problem]]:
     """The record's card, or why it is not one: the plain rules decide, the schema explains."""
     if record.error is not None:
         return None, [Problem("$", "json", record.error)]
-    view = accept(record.value)
-    if view is not None:
-        return view, []
+    if is_card(record.value):
+        return record.value, []
     problems = explain(record.value)
     # The property tests hold the schema to the same answer; should it ever find nothing,
     # the card is still refused, and says so.
@@ -85,7 +84,15 @@ def verification_results(
     """One result per record: its validity and, when valid, the contract's verdict (with the
     repository checks when ``repo`` is given)."""
     for record in records:
-        result = _where(record, record.value)
+        value = record.value
+        if record.error is None and is_card(value):  # the common case, without detours
+            result = {"file": record.file, "line": record.line, "index": record.index,
+                      "task_id": value["task_id"], "card_type": value["card_type"],
+                      "valid": True, "errors": []}  # fmt: skip
+            result.update(verdict(value, contract, now, strict, repo, location(result) if repo else ""))
+            yield result
+            continue
+        result = _where(record, value)
         card, problems = checked(record)
         result["valid"] = card is not None
         result["errors"] = [p.to_json() for p in problems]
@@ -94,7 +101,7 @@ def verification_results(
             result["summary"] = "The card is invalid, so it was not verified."
         else:
             where = location(result) if repo is not None else ""
-            result.update(verify(card, contract, now=now, strict=strict, repo=repo, where=where).to_json())
+            result.update(verdict(card, contract, now, strict, repo, where))
         yield result
 
 

@@ -33,9 +33,13 @@ class CardSourceError(GovError):
     failure_class = "input"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Record:
-    """One card as read: where it came from, and its value or why it could not be read."""
+    """One card as read: where it came from, and its value or why it could not be read.
+
+    Not frozen: a run makes one per card, and a frozen dataclass's ``__init__`` costs three
+    times as much. Treat it as read-only.
+    """
 
     file: str
     line: int | None
@@ -145,21 +149,19 @@ def _holds_a_record_line(data: bytes) -> bool:
 
 def json_lines(data: bytes, name: str) -> Iterator[Record]:
     """One record per non-blank line of ``data``, whatever any line holds."""
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
     loads = orjson.loads
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if number == 1 and raw.startswith(BOM):
-            raw = raw[len(BOM) :]
+    error = orjson.JSONDecodeError
+    for number, raw in enumerate(data.split(b"\n"), 1):
         try:
             # orjson takes the bytes as they are: it checks UTF-8 and refuses NUL bytes and
             # broken escapes, so a line it accepts needs nothing more.
-            value = loads(raw)
-        except orjson.JSONDecodeError:
-            if not raw.strip():
-                continue  # a blank line is not a record
-            line = decode_line(raw.rstrip(b"\r"), number)
-            yield Record(name, number, None, line.value, line.error)
-            continue
-        yield Record(name, number, None, value)
+            yield Record(name, number, None, loads(raw))
+        except error:
+            if raw.strip():  # a blank line is not a record
+                line = decode_line(raw.rstrip(b"\r"), number)
+                yield Record(name, number, None, line.value, line.error)
 
 
 def is_jsonl_name(name: str) -> bool:

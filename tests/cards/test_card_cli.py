@@ -41,7 +41,8 @@ try:
     main()
 except SystemExit:
     pass
-heavy = sorted(m for m in ("numpy", "sklearn", "fastembed", "jsonschema") if m in sys.modules)
+heavy = sorted(m for m in ("numpy", "sklearn", "fastembed", "jsonschema", "typer", "pydantic")
+               if m in sys.modules)
 sys.stderr.write("LOADED=" + ",".join(heavy) + "\\n")
 """
 
@@ -66,6 +67,9 @@ def test_cards_never_load_the_numeric_stack(args: list[str]) -> None:
     if args[0] == "card" and "--help" not in args:
         # Valid cards never need jsonschema either: it only explains rejections.
         assert "jsonschema" not in heavy
+    if args[:2] == ["card", "verify"]:
+        # The plain verify runs on the lean path: neither typer nor pydantic.
+        assert not heavy & {"typer", "pydantic"}, heavy
 
 
 # --- gov card new ---------------------------------------------------------------------
@@ -186,6 +190,24 @@ def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_p
 
 
 # --- gov card validate / verify --------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["-f", "jsonl"], ["--format=text", "--color", "always"], ["-f", "github", "--strict"],
+    ["-f", "json", "-c", "extended", "-q"], ["--now", "noon"], ["--base", "HEAD"],
+    ["-c", "missing.json"], ["-f", "text", "--repo", "."],
+])  # fmt: skip
+def test_the_lean_verify_path_matches_the_typer_command(args: list[str]) -> None:
+    paths = [str(EXAMPLES / "good"), str(EXAMPLES / "bad" / "invalid-mixed.jsonl"), str(EXAMPLES / "nothing-*.json")]
+    now = [] if "--now" in args else ["--now", NOW]
+    lean = run_gov("card", "verify", *paths, *now, *args, cwd=REPO)
+    typer_only = "import sys; from gov.cli.main import run; run(sys.argv[1:])"  # never the lean path
+    full = subprocess.run([sys.executable, "-c", typer_only, "card", "verify", *paths, *now, *args],
+                          capture_output=True, cwd=REPO, env={**os.environ, "NO_COLOR": "1"},
+                          timeout=60, check=False)  # fmt: skip
+    assert (lean.returncode, lean.stdout, lean.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert "Traceback" not in lean.stderr.decode()
+
 
 
 def test_verify_good_examples_pass_even_strictly() -> None:
