@@ -109,9 +109,13 @@ def is_card(value: Any) -> bool:
     text = value["timestamp"]
     if not isinstance(text, str) or not is_rfc3339(text):
         return False
-    for name in ("key_facts", "actions_taken", "next_actions"):
-        if not _lines(value[name], MAX_LINES, MAX_LINE):
+    for name in ("key_facts", "actions_taken", "next_actions"):  # _lines, inlined: the hot loop
+        lines = value[name]
+        if not isinstance(lines, list) or len(lines) > MAX_LINES:
             return False
+        for item in lines:
+            if not isinstance(item, str) or not 0 < len(item) <= MAX_LINE:
+                return False
     artifacts = value["artifacts"]
     if not _lines(artifacts, MAX_ARTIFACTS, _UNBOUNDED) or (card_type == "PATCH" and not artifacts):
         return False
