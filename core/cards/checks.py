@@ -9,6 +9,7 @@ contract and never by ``default``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ _PROPOSAL = re.compile(
 
 # --- word lists of the extended contract ---------------------------------------------
 
-_FAILURE_EXTENDED = _whole_words((
+_FAILURE_EXTENDED_WORDS = (
     "errors?", "errored", r"fail(?:s|ed|ing|ures?)?", r"crash(?:es|ed|ing)?", "exceptions?",
     r"panic(?:s|ked)?", "timeouts?", r"time[ds]?[- ]?out", r"refus(?:ed|es|ing)",
     r"den(?:ied|ies)", "broken?", "unable", "cannot", "can[’']?t", r"could\s*not",
@@ -79,12 +80,22 @@ _FAILURE_EXTENDED = _whole_words((
     r"was\s*not", "wasn[’']?t", "missing", "invalid", r"corrupt(?:ed|ion)?", "unreachable",
     r"reject(?:ed|s)?", r"not\s+found", r"abort(?:ed|s)?", "unavailable", "forbidden",
     "unauthori[sz]ed", r"regress(?:ed|ion)?",
-))  # fmt: skip
-_PROPOSAL_EXTENDED = _whole_words((
+)  # fmt: skip
+_PROPOSAL_EXTENDED_WORDS = (
     "should", "shall", "will", "could", "would", "might", r"plan(?:s|ned|ning)?",
     r"propos(?:e|es|ed|al|ing)", r"recommend(?:s|ed|ation)?", r"suggest(?:s|ed|ion)?",
     r"intend(?:s|ed)?", r"approach(?:es)?", r"next\s+steps?", r"going\s+to",
-))  # fmt: skip
+)  # fmt: skip
+
+
+@functools.cache
+def _failure_extended() -> re.Pattern[str]:
+    return _whole_words(_FAILURE_EXTENDED_WORDS)  # compiled on first use: default never needs it
+
+
+@functools.cache
+def _proposal_extended() -> re.Pattern[str]:
+    return _whole_words(_PROPOSAL_EXTENDED_WORDS)
 
 _DAY_HOURS = 24
 _FUTURE_SKEW = timedelta(minutes=5)
@@ -128,11 +139,20 @@ def _outcome_not_generic(card: CardData, now: datetime) -> bool:
 
 
 def _objective_outcome_alignment(card: CardData, now: datetime) -> bool:
-    wanted = significant_words(card["objective"])
+    objective = card["objective"]
+    # significant_words and _runs, inlined: this check runs on every card.
+    if objective.isascii():
+        wanted = set(_LONG_RUNS_LOWER.findall(objective.lower()))
+    else:
+        wanted = {run.lower() for run in _LONG_RUNS.findall(objective)}
+    wanted -= _STOP_WORDS
     if len(wanted) < 2:
         return True  # too little to compare: the check abstains by passing
     # A stop word can never match, since ``wanted`` has none: runs need no filtering.
-    if not wanted.isdisjoint(_runs(card["outcome"])):
+    outcome = card["outcome"]
+    said = (_LONG_RUNS_LOWER.findall(outcome.lower()) if outcome.isascii()
+            else [run.lower() for run in _LONG_RUNS.findall(outcome)])  # fmt: skip
+    if not wanted.isdisjoint(said):
         return True
     facts = card["key_facts"]
     # The facts in one pass: no run crosses the line break between two of them.
@@ -192,11 +212,11 @@ def _timestamp_current(card: CardData, now: datetime) -> bool:
 
 
 def _error_outcome_names_failure(card: CardData, now: datetime) -> bool:
-    return _FAILURE_EXTENDED.search(card["outcome"]) is not None
+    return _failure_extended().search(card["outcome"]) is not None
 
 
 def _plan_outcome_proposes(card: CardData, now: datetime) -> bool:
-    return _PROPOSAL_EXTENDED.search(card["outcome"]) is not None
+    return _proposal_extended().search(card["outcome"]) is not None
 
 
 def _normalised(text: str) -> str:

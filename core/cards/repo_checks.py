@@ -29,11 +29,18 @@ from gov.core.cards.plain import CardData
 from gov.core.errors import GovError
 
 _GIT_TIMEOUT = 60
-# Things in an artifact list that are not paths: URLs and other scheme:thing references.
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-# A location inside a file: path:12, path:12:3, path#L12, path#L12-L20.
-_LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$")
-_FILE_NAME = re.compile(r"^[^/]*[A-Za-z_][^/]*\.[A-Za-z][A-Za-z0-9]{0,9}$")
+
+@functools.cache
+def _path_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(scheme, location, file name): compiled once a repository is given."""
+    return (
+        # Things in an artifact list that are not paths: URLs and other scheme:thing references.
+        re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:"),
+        # A location inside a file: path:12, path:12:3, path#L12, path#L12-L20.
+        re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L?\d+)?)$"),
+        re.compile(r"^[^/]*[A-Za-z_][^/]*\.[A-Za-z][A-Za-z0-9]{0,9}$"),
+    )
+
 _DOMAINS = frozenset(("com", "org", "net", "io", "dev", "ai", "app", "co", "gov", "edu"))
 @functools.cache
 def _test_claim() -> re.Pattern[str]:
@@ -133,10 +140,11 @@ class Repo:
         words without a file extension are not paths; nor is an absolute path outside the
         repository. ``path:12`` and ``path#L12`` name the file ``path``.
         """
-        text = _LOCATION.sub("", artifact.strip())
+        scheme, location, file_name = _path_patterns()
+        text = location.sub("", artifact.strip())
         if not text or any(c.isspace() for c in text) or any(c in text for c in "*?[]{}<>|\"'`$"):
             return None
-        if text.startswith(("#", "@", "~")) or "://" in text or _SCHEME.match(text):
+        if text.startswith(("#", "@", "~")) or "://" in text or scheme.match(text):
             return None
         if os.path.isabs(text):
             try:
@@ -149,7 +157,7 @@ class Repo:
             return None
         normal = "/".join(parts)
         if "/" not in text:  # a bare name: a path only when it looks like a file name
-            match = _FILE_NAME.match(normal)
+            match = file_name.match(normal)
             if match is None or normal.rsplit(".", 1)[1].lower() in _DOMAINS:
                 return None
         return normal

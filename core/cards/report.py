@@ -243,6 +243,8 @@ def write_results(
             collected.append(result)
         out.write(orjson.dumps(collected, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
         return tally
+    if fmt == "jsonl":
+        return _write_jsonl(results, out, tally)
     style = _Style(color)
     pending: list[bytes] = []
     size = 0
@@ -265,4 +267,31 @@ def write_results(
             pending, size = [], 0
     if pending:
         out.write(b"".join(pending))
+    return tally
+
+
+def _write_jsonl(results: Iterable[dict[str, Any]], out: IO[bytes], tally: Tally) -> Tally:
+    """JSON Lines, the pipe's format: ``write_results`` with its per-result work inlined."""
+    dumps = orjson.dumps
+    newline = orjson.OPT_APPEND_NEWLINE
+    pending: list[bytes] = []
+    cards = invalid = failed = warned = size = 0
+    for result in results:
+        cards += 1
+        if not result["valid"]:
+            invalid += 1
+        elif result.get("passed") is False:
+            failed += 1
+        elif result.get("soft_failures"):
+            warned += 1
+        chunk = dumps(result, option=newline)
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _FLUSH_BYTES or len(pending) >= _FLUSH_RESULTS:
+            out.write(b"".join(pending))
+            out.flush()
+            pending, size = [], 0
+    if pending:
+        out.write(b"".join(pending))
+    tally.cards, tally.invalid, tally.failed, tally.warned = cards, invalid, failed, warned
     return tally
