@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 card_app = typer.Typer(
     name="card",
     help=(
-        "Write, validate, verify and size task cards: the bounded, typed packet an agent "
-        "hands its orchestrator instead of prose (wire-compatible with ovi-cards 0.1.0).\n\n"
+        "Write, validate, verify and size task cards, and carry them over A2A and MCP: the "
+        "bounded, typed packet an agent hands its orchestrator instead of prose "
+        "(wire-compatible with ovi-cards 0.1.0).\n\n"
         "Example:\n\n"
         "    gov card new RESULT --task-id t-1 --agent coder:gpt-4o --objective 'Fix the "
         "login redirect' --outcome 'Login redirect loop fixed in auth/session.py' > card.json"
