@@ -234,11 +234,8 @@ def verify_cmd(
                   base=base, color=use_color(sys.stdout), quiet=quiet, stdin=_stdin())
 
 
-def _problem_text(problems: list[Problem], *, options: bool) -> str:
-    from gov.core.cards.tools import problem_text
-
-    if not options:
-        return problem_text(problems)  # field names, as the MCP tools answer
+def _option_text(problems: list[Problem]) -> str:
+    """Problems in the words of ``gov card new``'s options: ``--fact: ... (key_facts, maxItems)``."""
     parts = []
     for problem in problems:
         where = _OPTION_OF.get(problem.path.split("[")[0], problem.path)
@@ -384,7 +381,7 @@ def new_cmd(
         try:
             card = new_card(fields)
         except CardInvalid as exc:
-            raise UsageError(_problem_text(exc.problems, options=True)) from None
+            raise UsageError(_option_text(exc.problems)) from None
         _write_card(card, fmt_name, output)
         return 0
     return _new_from_lines(source, fields, fmt_name, output)
