@@ -138,25 +138,37 @@ def _outcome_not_generic(card: CardData, now: datetime) -> bool:
     return _GENERIC.fullmatch(card["outcome"].strip()) is None
 
 
+# For ASCII text the runs come faster from bytes: every byte but a-z becomes a space, and
+# split() then yields exactly the maximal runs of a-z that _LONG_RUNS_LOWER would find.
+_RUN_TABLE = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+_STOP_BYTES = frozenset(word.encode() for word in _STOP_WORDS)
+
+
+def _ascii_runs(text: str) -> list[bytes]:
+    return text.lower().encode("ascii").translate(_RUN_TABLE).split()
+
+
 def _objective_outcome_alignment(card: CardData, now: datetime) -> bool:
-    objective = card["objective"]
-    # significant_words and _runs, inlined: this check runs on every card.
-    if objective.isascii():
-        wanted = set(_LONG_RUNS_LOWER.findall(objective.lower()))
-    else:
-        wanted = {run.lower() for run in _LONG_RUNS.findall(objective)}
-    wanted -= _STOP_WORDS
-    if len(wanted) < 2:
-        return True  # too little to compare: the check abstains by passing
-    # A stop word can never match, since ``wanted`` has none: runs need no filtering.
-    outcome = card["outcome"]
-    said = (_LONG_RUNS_LOWER.findall(outcome.lower()) if outcome.isascii()
-            else [run.lower() for run in _LONG_RUNS.findall(outcome)])  # fmt: skip
-    if not wanted.isdisjoint(said):
-        return True
+    objective, outcome = card["objective"], card["outcome"]
     facts = card["key_facts"]
-    # The facts in one pass: no run crosses the line break between two of them.
-    return bool(facts) and not wanted.isdisjoint(_runs("\n".join(facts)))
+    if objective.isascii() and outcome.isascii():  # this check runs on every card
+        wanted = {w for w in _ascii_runs(objective) if len(w) > 3 and w not in _STOP_BYTES}
+        if len(wanted) < 2:
+            return True  # too little to compare: the check abstains by passing
+        # Runs too short to be significant can never match: no filtering needed.
+        if not wanted.isdisjoint(_ascii_runs(outcome)):
+            return True
+        said = "\n".join(facts)  # no run crosses the line break between two facts
+        if said.isascii():
+            return not wanted.isdisjoint(_ascii_runs(said))
+        return not {w.decode() for w in wanted}.isdisjoint(_runs(said))
+    words = significant_words(objective)
+    if len(words) < 2:
+        return True
+    # A stop word can never match, since ``words`` has none: runs need no filtering.
+    return not words.isdisjoint(_runs(outcome)) or (
+        bool(facts) and not words.isdisjoint(_runs("\n".join(facts)))
+    )
 
 
 def _confidence_not_default(card: CardData, now: datetime) -> bool:

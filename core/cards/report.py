@@ -18,7 +18,7 @@ from gov.core.cards.contracts import Contract
 from gov.core.cards.plain import CardData, is_card
 from gov.core.cards.schema import Problem, explain
 from gov.core.cards.sources import Record
-from gov.core.cards.verify import verdict
+from gov.core.cards.verify import judge, verdict
 
 if TYPE_CHECKING:
     from gov.core.cards.repo_checks import Repo
@@ -85,12 +85,16 @@ def verification_results(
     repository checks when ``repo`` is given)."""
     for record in records:
         value = record.value
-        if record.error is None and is_card(value):  # the common case, without detours
-            result = {"file": record.file, "line": record.line, "index": record.index,
-                      "task_id": value["task_id"], "card_type": value["card_type"],
-                      "valid": True, "errors": []}  # fmt: skip
-            result.update(verdict(value, contract, now, strict, repo, location(result) if repo else ""))
-            yield result
+        if record.error is None and is_card(value):  # the common case, in one dict literal
+            where = _location(record.file, record.line, record.index) if repo is not None else ""
+            (contract_id, passed, hard, soft, checks_passed, adjusted, delta,
+             summary) = judge(value, contract, now, strict, repo, where)  # fmt: skip
+            yield {"file": record.file, "line": record.line, "index": record.index,
+                   "task_id": value["task_id"], "card_type": value["card_type"],
+                   "valid": True, "errors": [], "contract_id": contract_id, "passed": passed,
+                   "hard_failures": hard, "soft_failures": soft, "checks_passed": checks_passed,
+                   "adjusted_confidence": adjusted, "confidence_delta": delta,
+                   "summary": summary}  # fmt: skip
             continue
         result = _where(record, value)
         card, problems = checked(record)
@@ -138,13 +142,18 @@ class Tally:
         )
 
 
-def location(result: dict[str, Any]) -> str:
-    text = str(result["file"])
-    if result.get("line") is not None:
-        text += f":{result['line']}"
-    if result.get("index") is not None:
-        text += f" [{result['index']}]"
+def _location(file: str, line: int | None, index: int | None) -> str:
+    text = str(file)
+    if line is not None:
+        text += f":{line}"
+    if index is not None:
+        text += f" [{index}]"
     return text
+
+
+def location(result: dict[str, Any]) -> str:
+    """Where a result's card is: ``file:line [index]``."""
+    return _location(result["file"], result.get("line"), result.get("index"))
 
 
 class _Style:

@@ -215,3 +215,22 @@ def test_the_fast_timestamp_rule_matches_the_calendar(text: str) -> None:
     from gov.core.cards.timestamps import _on_the_calendar, is_rfc3339
 
     assert is_rfc3339(text) == _on_the_calendar(text)
+
+
+_ALIGN_TEXT = st.text(alphabet=st.sampled_from([*"abcdeilmnorstuvwxyz ABCDEIKLMNOS.,-'\n1é", "İ", "K", "ß", "ſ"]),
+                      min_size=0, max_size=30)  # fmt: skip
+_ALIGN_WORDS = st.sampled_from(["index", "rebuild", "search", "docs", "that", "with", "site", "INDEX", "Rebuilt",
+                                "naïve", "search-index", "docs.site", "İndex"])  # fmt: skip
+_ALIGN_LINE = st.lists(st.one_of(_ALIGN_TEXT, _ALIGN_WORDS), min_size=1, max_size=5).map(" ".join)
+
+
+@given(_ALIGN_LINE, _ALIGN_LINE, st.lists(_ALIGN_LINE, max_size=3))
+def test_the_fast_alignment_check_matches_its_plain_definition(objective: str, outcome: str, facts: list[str]) -> None:
+    from gov.core.cards import checks
+
+    wanted = checks.significant_words(objective)
+    plain = len(wanted) < 2 or bool(wanted & checks.significant_words(outcome)) or any(
+        wanted & checks.significant_words(fact) for fact in facts
+    )
+    card = {"objective": objective, "outcome": outcome, "key_facts": facts}
+    assert checks._objective_outcome_alignment(card, NOW) == plain
