@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 card_app = typer.Typer(
     name="card",
     help=(
-        "Write, validate, verify and size task cards: the bounded, typed packet an agent "
-        "hands its orchestrator instead of prose (wire-compatible with ovi-cards 0.1.0).\n\n"
+        "Write, validate, verify and size task cards, and carry them over A2A and MCP: the "
+        "bounded, typed packet an agent hands its orchestrator instead of prose "
+        "(wire-compatible with ovi-cards 0.1.0).\n\n"
         "Example:\n\n"
         "    gov card new RESULT --task-id t-1 --agent coder:gpt-4o --objective 'Fix the "
         "login redirect' --outcome 'Login redirect loop fixed in auth/session.py' > card.json"
@@ -61,6 +62,11 @@ class CardFormat(StrEnum):
 class BudgetFormat(StrEnum):
     text = "text"
     json = "json"
+
+
+class Protocol(StrEnum):
+    a2a = "a2a"
+    mcp = "mcp"
 
 
 class SchemaName(StrEnum):
@@ -142,12 +148,14 @@ def validate_cmd(
         agent-run | gov card validate - | jq 'select(.valid | not)'
     """
     configure(color, quiet, debug)
-    from gov.core.cards.report import validation_results, write_results
-    from gov.core.cards.sources import read_cards
+    from gov.core.cards.report import write_results
+    from gov.core.cards.workflows import validate_cards
 
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    results = validation_results(read_cards(_paths(paths), _stdin()))
-    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
+    run = validate_cards(_paths(paths), stdin=_stdin())
+    for line in run.notes:
+        notice(line)
+    tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
     return _finish(tally, False)
 
 
@@ -161,20 +169,44 @@ def verify_cmd(
         typer.Option(
             "--contract",
             "-c",
+            metavar="NAME|FILE",
             help="'default' (ovi-cards 0.1.0 exactly), 'extended' (its quirks fixed) or a "
-            "contract JSON file (see `gov card schema contract`).",
+            "contract JSON file (see `gov card schema contract`). The two names always mean the "
+            "built-in contracts; name a file called like one as a path: ./default.",
         ),
     ] = "default",
     now: Annotated[
         str | None,
         typer.Option(
             "--now",
+            metavar="RFC3339",
             help="Judge timestamps against this RFC 3339 instant instead of the clock, so a "
             "CI run gives the same answer tomorrow.",
             show_default=False,
         ),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail cards on SOFT failures too.")] = False,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            metavar="DIR",
+            help="Also check each card against this git repository: path artifacts exist, a "
+            "PATCH's artifacts changed, claimed tests touched a test file, no task reported two "
+            "ways (the contract's repository checks).",
+            show_default=False,
+        ),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            metavar="REV",
+            help="With --repo: the revision the change under review starts from; files changed "
+            "since it count as changed, as do working-tree changes. Default: the working tree only.",
+            show_default=False,
+        ),
+    ] = None,
     color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
@@ -191,66 +223,35 @@ def verify_cmd(
         gov card verify examples/cards/good --format text
 
         gov card verify 'cards/*.jsonl' --now 2025-06-01T12:00:00Z --strict --format github
+
+        gov card verify cards/ --repo . --base origin/main --format github
     """
     configure(color, quiet, debug)
-    from gov.core.cards.contracts import load_contract
-    from gov.core.cards.report import verification_results, write_results
-    from gov.core.cards.sources import read_cards
-    from gov.core.cards.timestamps import now_utc, parse_rfc3339
+    from gov.cli.commands.card_lean import verify
 
-    if now is None:
-        when = now_utc()
-    else:
-        try:
-            when = parse_rfc3339(now)
-        except ValueError:
-            raise UsageError(
-                f"--now: {now!r} is not an RFC 3339 date-time with a time zone",
-                hint="e.g. 2025-06-01T12:00:00Z",
-            ) from None
-    chosen = load_contract(contract)
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="text", pipe_default="jsonl")
-    records = read_cards(_paths(paths), _stdin())
-    results = verification_results(records, chosen, now=when, strict=strict)
-    tally = write_results(results, sys.stdout.buffer, fmt_name, verifying=True, color=use_color(sys.stdout))
-    return _finish(tally, True)
+    return verify(_paths(paths), fmt=fmt_name, contract=contract, now=now, strict=strict, repo=repo,
+                  base=base, color=use_color(sys.stdout), quiet=quiet, stdin=_stdin())
 
 
-def _problem_text(problems: list[Problem], *, options: bool) -> str:
+def _option_text(problems: list[Problem]) -> str:
+    """Problems in the words of ``gov card new``'s options: ``--fact: ... (key_facts, maxItems)``."""
     parts = []
     for problem in problems:
-        where = _OPTION_OF.get(problem.path.split("[")[0], problem.path) if options else None
-        if where and where != problem.path:
+        where = _OPTION_OF.get(problem.path.split("[")[0], problem.path)
+        if where != problem.path:
             parts.append(f"{where}: {problem.message} ({problem.path}, {problem.rule})")
         else:
-            parts.append(f"{problem.path}: {problem.message} ({problem.rule})")
+            parts.append(str(problem))
     return "; ".join(parts)
 
 
-def _memory_option(store: str | None, tags: list[str] | None) -> dict[str, Any] | None:
-    if store is None and not tags:
-        return None
-    memory: dict[str, Any] = {}
-    if store is not None:
-        if store.lower() == "none":
-            memory["store"] = False
-        else:
-            memory["store"] = True
-            memory["target"] = store.upper()
-    if tags:
-        memory["tags"] = list(tags)
-    return memory
-
-
 def _write_card(data: dict[str, Any], fmt: str, output: str | None) -> None:
-    import orjson
+    from gov.core.cards.workflows import card_bytes, write_cards
 
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if fmt == "json" else 0)
-    blob = orjson.dumps(data, option=option)
+    blob = card_bytes([data], indent=fmt == "json")
     if output:
-        from gov.core.atomic import write_bytes_atomic
-
-        write_bytes_atomic(output, blob)
+        write_cards(output, blob)
     else:
         sys.stdout.buffer.write(blob)
 
@@ -267,25 +268,26 @@ def new_cmd(
             show_default=False,
         ),
     ] = None,
-    task_id: Annotated[str | None, typer.Option("--task-id", help="The task answered.")] = None,
+    task_id: Annotated[str | None, typer.Option("--task-id", metavar="ID", help="The task answered.")] = None,
     agent: Annotated[
-        str | None, typer.Option("--agent", help="Source agent, '{type}:{model}' by convention.")
+        str | None, typer.Option("--agent", metavar="TYPE:MODEL", help="Source agent, '{type}:{model}' by convention.")
     ] = None,
     objective: Annotated[
-        str | None, typer.Option("--objective", help="What was asked (1-256 chars).")
+        str | None, typer.Option("--objective", metavar="TEXT", help="What was asked (1-256 chars).")
     ] = None,
-    outcome: Annotated[str | None, typer.Option("--outcome", help="What happened (1-256 chars).")] = None,
-    fact: Annotated[list[str] | None, typer.Option("--fact", help="A key fact (up to 3).")] = None,
-    action: Annotated[list[str] | None, typer.Option("--action", help="An action taken (up to 3).")] = None,
-    next_action: Annotated[list[str] | None, typer.Option("--next", help="A next action (up to 3).")] = None,
+    outcome: Annotated[str | None, typer.Option("--outcome", metavar="TEXT", help="What happened (1-256 chars).")] = None,
+    fact: Annotated[list[str] | None, typer.Option("--fact", metavar="TEXT", help="A key fact (up to 3).")] = None,
+    action: Annotated[list[str] | None, typer.Option("--action", metavar="TEXT", help="An action taken (up to 3).")] = None,
+    next_action: Annotated[list[str] | None, typer.Option("--next", metavar="TEXT", help="A next action (up to 3).")] = None,
     artifact: Annotated[
         list[str] | None,
-        typer.Option("--artifact", help="An artifact: path, URL or id (up to 10)."),
+        typer.Option("--artifact", metavar="REF", help="An artifact: path, URL or id (up to 10)."),
     ] = None,
     confidence: Annotated[
         float | None,
         typer.Option(
             "--confidence",
+            metavar="X",
             help="0 to 1. Default per type: RESULT 0.8, ERROR 0.7, PLAN 0.6, PATCH 0.85, NOTE 0.7.",
             show_default=False,
         ),
@@ -294,22 +296,24 @@ def new_cmd(
         str | None,
         typer.Option(
             "--store",
+            metavar="TARGET",
             help="Suggest storing the card: SOP, BEST_PRACTICE, SHORT_TERM, LONG_TERM, KV, or "
             "'none'. Default: ERROR to SOP, PATCH to BEST_PRACTICE, others not stored.",
             show_default=False,
         ),
     ] = None,
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", help="A memory tag, lower-case kebab-case.")
+        list[str] | None, typer.Option("--tag", metavar="TAG", help="A memory tag, lower-case kebab-case.")
     ] = None,
     timestamp: Annotated[
         str | None,
-        typer.Option("--timestamp", help="RFC 3339 time of the card. Default: now, in UTC."),
+        typer.Option("--timestamp", metavar="RFC3339", help="RFC 3339 time of the card. Default: now, in UTC."),
     ] = None,
     source: Annotated[
         str | None,
         typer.Option(
             "--from",
+            metavar="FILE",
             help="Read JSON Lines of partial cards (card field names) from this file, or '-' "
             "for stdin, and print one card per line; options above fill fields a line lacks.",
             show_default=False,
@@ -317,7 +321,7 @@ def new_cmd(
     ] = None,
     output: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="Write to this file (replaced atomically).", show_default=False),
+        typer.Option("--output", "-o", metavar="FILE", help="Write to this file (replaced atomically).", show_default=False),
     ] = None,
     fmt: Annotated[
         CardFormat | None,
@@ -350,8 +354,9 @@ def new_cmd(
           gov card new RESULT --from - --agent indexer:local --objective 'Rebuild the index'
     """
     configure(color, quiet, debug)
-    from gov.core.cards.build import build_card
+    from gov.core.cards.tools import memory_option
     from gov.core.cards.validate import CardInvalid
+    from gov.core.cards.workflows import new_card
 
     kind = card_type.upper() if card_type else None
     fields: dict[str, Any] = {
@@ -366,7 +371,7 @@ def new_cmd(
         "next_actions": next_action,
         "artifacts": artifact,
         "confidence": confidence,
-        "memory_suggestion": _memory_option(store, tag),
+        "memory_suggestion": memory_option(store, tag),
     }
     fields = {key: value for key, value in fields.items() if value is not None}
     fmt_name = resolve_format(fmt.value if fmt else None, tty_default="json", pipe_default="jsonl")
@@ -374,25 +379,20 @@ def new_cmd(
         if kind is None:
             raise UsageError("TYPE is required", hint="RESULT, ERROR, PLAN, PATCH or NOTE")
         try:
-            card = build_card(fields)
+            card = new_card(fields)
         except CardInvalid as exc:
-            raise UsageError(_problem_text(exc.problems, options=True)) from None
-        _write_card(card.to_json(), fmt_name, output)
+            raise UsageError(_option_text(exc.problems)) from None
+        _write_card(card, fmt_name, output)
         return 0
     return _new_from_lines(source, fields, fmt_name, output)
 
 
 def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str | None) -> int:
     """One card per JSON line of partial fields; bad lines are named on stderr (exit 2)."""
-    import io
     from pathlib import Path
 
-    import orjson
-
     from gov.cli.conventions import error_line
-    from gov.core.cards.build import build_card
-    from gov.core.cards.validate import CardInvalid
-    from gov.core.jsonl import read_lines
+    from gov.core.cards.workflows import card_bytes, new_cards, write_cards
 
     if source == "-":
         stream = _stdin()
@@ -406,40 +406,18 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
             raise UsageError(f"{source}: cannot read: {exc.strerror or exc}") from None
     out: list[bytes] = []
     bad = 0
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if fmt == "json" else 0)
-    for line in read_lines(io.BytesIO(data)):
-        where = f"{source}:{line.number}"
-        if line.error is not None:
-            error_line(f"{where}: {line.error}")
+    for made in new_cards(data, defaults):
+        if made.card is None:
+            error_line(f"{source}:{made.line}: {made.error}")
             bad += 1
             continue
-        if not isinstance(line.value, dict):
-            error_line(f"{where}: $: a line must be a JSON object of card fields (type)")
-            bad += 1
-            continue
-        fields = {**defaults, **line.value}
-        if isinstance(fields.get("card_type"), str):
-            fields["card_type"] = fields["card_type"].upper()
-        if "memory_suggestion" in defaults and isinstance(line.value.get("memory_suggestion"), dict):
-            fields["memory_suggestion"] = {
-                **defaults["memory_suggestion"],
-                **line.value["memory_suggestion"],
-            }
-        try:
-            card = build_card(fields)
-        except CardInvalid as exc:
-            error_line(f"{where}: {_problem_text(exc.problems, options=False)}")
-            bad += 1
-            continue
-        blob = orjson.dumps(card.to_json(), option=option)
+        blob = card_bytes([made.card], indent=fmt == "json")
         if output:
             out.append(blob)
         else:
             sys.stdout.buffer.write(blob)
     if output:
-        from gov.core.atomic import write_bytes_atomic
-
-        write_bytes_atomic(output, b"".join(out))
+        write_cards(output, b"".join(out))
     # Invalid input exits 2 for the whole command, --from lines included (the card issue's
     # contract); the valid lines still made their cards.
     return 2 if bad else 0
@@ -496,9 +474,11 @@ def contract_cmd(
     configure(color, quiet, debug)
     import orjson
 
-    from gov.core.cards.contracts import load_contract
+    from gov.core.cards.contracts import describe_source, load_contract
 
-    data = {"$schema": "urn:gov:schema:card-contract:1", **load_contract(name).to_json()}
+    chosen = load_contract(name)
+    notice(describe_source(chosen))
+    data = {"$schema": "urn:gov:schema:card-contract:1", **chosen.to_json()}
     sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return 0
 
@@ -514,6 +494,7 @@ def budget_cmd(
         list[str] | None,
         typer.Option(
             "--raw",
+            metavar="PATHS",
             help="Raw agent output the cards replace (files, directories or globs; "
             "repeatable). Paired with the cards in order when the counts match.",
             show_default=False,
@@ -536,6 +517,9 @@ def budget_cmd(
     the raw output they replace: a card costs the orchestrator about the same every step
     (O(1)), raw output grows with the work (O(n)).
 
+    Only valid cards are measured: any other record is named on stderr and left out, and the
+    command then exits 1.
+
     Example:
 
         gov card budget examples/cards/budget/cards.jsonl \\
@@ -544,50 +528,29 @@ def budget_cmd(
     configure(color, quiet, debug)
     import orjson
 
-    from gov.core.cards.budget import measure, token_counter
-    from gov.core.cards.sources import read_cards, resolve
+    from gov.cli.conventions import warn
+    from gov.core.cards.budget import token_counter
+    from gov.core.cards.workflows import budget_cards
 
-    cards = [
-        orjson.dumps(record.value).decode() for record in read_cards(paths, _stdin()) if record.error is None
-    ]
-    if not cards:
-        raise UsageError("no cards to measure")
-    raws = None
-    if raw:
-        raws = [_read_text(path) for path in resolve(_expand_raw(raw))]
     counter = None
     if not bytes_only:
         counter, reason = token_counter()
         if counter is None:
             notice(reason)
-    report = measure(cards, raws, agents=agents, steps=steps, counter=counter)
+    budget = budget_cards(paths, raw, agents=agents, steps=steps, counter=counter, stdin=_stdin())
+    for line in budget.notes:
+        notice(line)
+    for line in budget.skipped:
+        warn(line)
+    if budget.skipped:
+        count = len(budget.skipped)
+        warn(f"{count} records are not valid cards and were left out of the measure" if count > 1
+             else "1 record is not a valid card and was left out of the measure")
     if fmt is BudgetFormat.json:
-        sys.stdout.buffer.write(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        sys.stdout.buffer.write(orjson.dumps(budget.report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     else:
-        sys.stdout.write(_budget_text(report))
-    return 0
-
-
-def _expand_raw(specs: list[str]) -> list[str]:
-    import os
-    from pathlib import Path
-
-    out: list[str] = []
-    for spec in specs:
-        if os.path.isdir(spec):
-            out.extend(sorted(str(p) for p in Path(spec).iterdir() if p.is_file()))
-        else:
-            out.append(spec)
-    return out
-
-
-def _read_text(path: str) -> str:
-    from pathlib import Path
-
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        sys.stdout.write(_budget_text(budget.report))
+    return 1 if budget.skipped else 0
 
 
 def _budget_text(report: dict[str, Any]) -> str:
@@ -622,6 +585,129 @@ def _budget_text(report: dict[str, Any]) -> str:
                 f"{ctx['raw_accumulation']:,}, cards {ctx['cards']:,}, savings {ctx['savings']:.0%}"
             )
     return "\n".join(lines) + "\n"
+
+
+InteropFormatOpt = Annotated[
+    CardFormat | None,
+    typer.Option(
+        "--format", "-f",
+        help="json (one indented array) or jsonl (one object per line). Default: json on a "
+        "terminal, jsonl otherwise.",
+        show_default=False,
+    ),
+]  # fmt: skip
+InteropOutputOpt = Annotated[
+    str | None,
+    typer.Option("--output", "-o", metavar="FILE", help="Write to this file (replaced atomically).",
+                 show_default=False),
+]
+
+
+def _write_converted(conversion: Any, fmt: CardFormat | None, output: str | None) -> tuple[int, int]:
+    """Write what a conversion made and name its problems on stderr: (written, problems)."""
+    import orjson
+
+    from gov.cli.conventions import warn
+    from gov.core.cards.workflows import write_cards
+
+    for line in conversion.notes:
+        notice(line)
+    fmt_name = resolve_format(fmt.value if fmt else None, tty_default="json", pipe_default="jsonl")
+    values: list[Any] = []
+    written = problems = 0
+    for item in conversion.items:
+        if item.problem is not None:
+            warn(f"{item.where}: {item.problem}")
+            problems += 1
+        if item.value is None:
+            continue
+        written += 1
+        if fmt_name == "jsonl" and not output:
+            sys.stdout.buffer.write(orjson.dumps(item.value, option=orjson.OPT_APPEND_NEWLINE))
+        else:
+            values.append(item.value)
+    if fmt_name == "json":
+        blob = orjson.dumps(values, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    else:
+        blob = b"".join(orjson.dumps(v, option=orjson.OPT_APPEND_NEWLINE) for v in values)
+    if output:
+        write_cards(output, blob)
+    elif fmt_name == "json":
+        sys.stdout.buffer.write(blob)
+    return written, problems
+
+
+@card_app.command("export")
+@command
+def export_cmd(
+    paths: PathsArg = None,
+    to: Annotated[
+        Protocol,
+        typer.Option("--to", help="a2a: one A2A 1.0 Artifact per card (gov's card extension: a "
+                     "data part with the card, a text part with the outcome); mcp: one MCP tool "
+                     "result per card, structuredContent {card}, as create_card answers."),
+    ] = Protocol.a2a,
+    fmt: InteropFormatOpt = None,
+    output: InteropOutputOpt = None,
+    color: ColorOpt = Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Turn task cards into what another protocol carries: A2A artifacts or MCP tool results.
+
+    Only valid cards are exported; any other record is named on stderr and the command exits
+    1. The card travels verbatim, so `gov card import` gives it back unchanged.
+
+    Example:
+
+        gov card export --to a2a examples/cards/good/result.json
+
+        gov card export --to a2a 'cards/*.jsonl' | gov card import --from a2a - | gov card verify -
+    """
+    configure(color, quiet, debug)
+    from gov.core.cards.interop import export_cards
+
+    conversion = export_cards(_paths(paths), protocol=to.value, stdin=_stdin())
+    _, problems = _write_converted(conversion, fmt, output)
+    return 1 if problems else 0
+
+
+@card_app.command("import")
+@command
+def import_cmd(
+    paths: PathsArg = None,
+    source: Annotated[
+        Protocol,
+        typer.Option("--from", help="a2a: cards in gov's A2A extension anywhere in A2A JSON "
+                     "(artifacts, messages, tasks, stream events, JSON-RPC responses); mcp: the "
+                     "card in MCP tool results (structuredContent, else the text content)."),
+    ] = Protocol.a2a,
+    fmt: InteropFormatOpt = None,
+    output: InteropOutputOpt = None,
+    color: ColorOpt = Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Take the task cards out of A2A or MCP JSON, verbatim, one per line.
+
+    A card that is not valid is still printed (verify it to see why) and named on stderr;
+    the command then exits 1, as it does when it finds no card at all.
+
+    Example:
+
+        gov card import --from a2a task-response.json | gov card verify -
+
+        gov card import --from mcp tool-results.jsonl -f json
+    """
+    configure(color, quiet, debug)
+    from gov.core.cards.interop import import_cards
+    from gov.core.errors import InputError
+
+    conversion = import_cards(_paths(paths), protocol=source.value, stdin=_stdin())
+    found, problems = _write_converted(conversion, fmt, output)
+    if not found:
+        raise InputError(f"no task cards found (looked for the {source.value} form gov exports)")
+    return 1 if problems else 0
 
 
 def register(app: typer.Typer) -> None:
