@@ -324,7 +324,7 @@ def test_reads_stdin() -> None:
         (["card", "verify", "nothing-here-*.json"], "no file matches this pattern"),
         (["card", "verify", str(EXAMPLES / "good"), "--now", "noon"], "--now: 'noon' is not"),
         (["card", "verify", str(EXAMPLES / "good"), "-c", "nope.json"], "nope.json: cannot read"),
-        (["card", "verify", str(EXAMPLES / "good"), "-f", "xml"], "Invalid value"),
+        (["card", "verify", str(EXAMPLES / "good"), "-f", "xml"], "--format 'xml': use"),
         (["card", "validate", "no-such.json"], "no-such.json: no such file"),
     ],
 )
