@@ -159,14 +159,16 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
         if len(prompt.strip()) < MIN_PROMPT_CHARS:
             record.result([])
             return
-        answer, attempts = route(options, index_for(options, payload), prompt)
+        index_path = index_for(options, payload)
+        answer, attempts = route(options, index_path, prompt)
         record.attempts = attempts
         record.answered(answer)
         if answer.routes:
             import json
 
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-            text = json.dumps(hook_output(render(answer, cwd)), ensure_ascii=False,
+            shown = index_path if options["index"] or os.environ.get("GOV_INDEX") else None
+            text = json.dumps(hook_output(render(answer, cwd, shown)), ensure_ascii=False,
                               separators=(",", ":"))
             stdout.write(text.encode("utf-8") + b"\n")  # a lone surrogate raises: no output
             stdout.flush()

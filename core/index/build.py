@@ -26,6 +26,7 @@ from gov.core.encode import bundle
 from gov.core.encode.tfidf import LexicalArrays, fit
 from gov.core.errors import GovError, IndexBuildError, ModelError
 from gov.core.index import doctable, termhash
+from gov.core.index.bodies import Passages
 from gov.core.index.fileformat import write_index_file
 from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
 from gov.core.index.neighbours import Thresholds
@@ -38,10 +39,12 @@ FAMILY_MODES = ("none", "declared", "auto")
 
 @dataclass
 class BuiltIndex:
-    """A freshly built index, in memory until written."""
+    """A freshly built index, in memory until written; ``passages`` (the embedded body
+    passages) is kept for the caller and never written."""
 
     header: IndexHeader
     arrays: dict[str, np.ndarray]
+    passages: Passages | None = None
 
     def write(self, path: str | os.PathLike[str]) -> None:
         try:
@@ -133,26 +136,30 @@ def build(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = False,
+    bodies: bool = True,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
     families: str = "declared",
     duplicates: Thresholds | None = None,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
-    ``bodies``, one mean passage vector per document; with ``ann``, an approximate-search
-    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business).
+    ``bodies``, one summary vector per document from its first passages; with ``ann``, an
+    approximate-search graph. ``stored_point`` and ``extra_arrays`` are kept as given
+    (routing's business).
 
     ``families``: "declared" groups documents with the same ``**Family:**``; "auto" also
     groups clusters of near-duplicates (``duplicates`` sets when two are); "none" neither.
     """
     documents = corpus.documents
     if not documents:
+        if corpus.skipped:
+            raise IndexBuildError(
+                f"no routable documents: {len(corpus.skipped)} file(s) have no trigger (first: "
+                f"{corpus.skipped[0]}); add a line such as '**Agent-trigger:** when this "
+                "applies' under each title, or a 'description:' in the front matter")
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
-    if lexical_only and (bodies or ann):
-        option = "--bodies" if bodies else "--ann"
-        raise IndexBuildError(f"{option} needs embeddings: it cannot be combined with "
-                              "--lexical-only")
+    if lexical_only and ann:
+        raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
     layout = surfaces_of(documents)
     lexical = fit(layout.texts)
     embeddings: NDArray[np.float32] | None = None
@@ -209,13 +216,14 @@ def build(
     ]
     arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
     arrays.update(termhash.build_arrays(lexical.vocabulary))
+    embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
         if bodies:
             from gov.core.index.bodies import body_vectors
 
-            arrays["body_vectors"], arrays["body_present"], summary = body_vectors(
-                documents, model_id, int(embeddings.shape[1]), previous, progress)
+            arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
+                documents, model_id, int(embeddings.shape[1]), progress)
             header = replace(header, bodies=summary)
         if ann:
             from gov.core.index import ann as approximate
@@ -231,7 +239,7 @@ def build(
         header = replace(header, families=summary)
     elif families == "none":  # recorded, so a refresh keeps it
         header = replace(header, families={"mode": "none"})
-    return BuiltIndex(header, arrays)
+    return BuiltIndex(header, arrays, embedded)
 
 
 def family_arrays(documents: Sequence[Document], mode: str, duplicates: Thresholds | None,

@@ -3,10 +3,14 @@
 gov ships a bank of about 400 generic prompts (greetings, everyday questions, general
 programming questions; ``core/data/background_prompts.jsonl``) that no team policy would
 govern. Each is scored against the corpus as a route scores it (words and meaning, the
-operating point's pooling, the index's families) and selected by the router's kernel; a
-document the router would deliver for many of them has surfaces broad enough to take
-prompts that are not its own. (Ranking first alone is no finding: under a confidence
-gate the best of weak candidates is routed nowhere.) The bank's vectors are kept in the
+operating point's pooling, the index's head and families) and selected by the router's
+kernel, its gate included; a document the router would deliver for many of them has
+surfaces broad enough to take prompts that are not its own. (Ranking first alone is no
+finding: a gate routes the best of weak candidates nowhere.) Under the background gate,
+whose threshold is set by this same bank, what still routes is mostly the bank prompts
+screened as governed by a document's own surfaces (a greeting against a document whose
+trigger is about greetings): a document that governs many of them is a hub the gate
+cannot hold back. The bank's vectors are kept in the
 embedding cache, so only the first lint on a machine pays for embedding them.
 """
 
@@ -83,17 +87,20 @@ def hub_counts(router: Router, prompts: Sequence[str]) -> dict[int, HubCount]:
     for first in range(0, len(prompts), BATCH):
         batch = list(prompts[first : first + BATCH])
         lexical = scorer.lexical_many(batch)
-        semantic = None
+        semantic = learned = None
         if vectors is not None:
+            rows = vectors[first : first + len(batch)]
             semantic = np.asarray(scorer.semantic(
-                vectors[first : first + len(batch)], pool=point.semantic_pool,
-                body_weight=point.body_weight, learned=False), dtype=np.float64)
-        ranked = rank_many(lexical, semantic, point, families=families)
+                rows, pool=point.semantic_pool, body_surfaces=point.body_surfaces,
+                learned=False), dtype=np.float64)
+            learned = scorer.learned_probabilities(rows)
+        ranked = rank_many(lexical, semantic, point, learned, families=families)
         for row, top in enumerate(ranked.top1.tolist()):
             if top >= 0:
                 counts.setdefault(top, HubCount()).first += 1
-            chosen, _ = select(lexical[row], None if semantic is None else semantic[row], point,
-                               families=families)
+            chosen = select(lexical[row], None if semantic is None else semantic[row], point,
+                            None if learned is None else learned[row], router.background,
+                            families=families).chosen
             for candidate in chosen:
                 count = counts.setdefault(candidate.doc, HubCount())
                 count.routed += 1

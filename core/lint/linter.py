@@ -162,7 +162,8 @@ class _Run:
             if want_shadow:
                 shadow = ShadowFinder(layout, self.router.operating_point, scorer.body_vectors,
                                       scorer.body_present, vectors, self.router.families,
-                                      config.whole("trigger_check_min_examples"))
+                                      config.whole("trigger_check_min_examples"),
+                                      self.router.background)
             pairs = neighbours.exact_pairs(layout, vectors, lexical, thresholds,
                                            visit=shadow.visit if shadow else None)
         else:
@@ -230,19 +231,29 @@ class _Run:
             return
         prompts = bank_prompts()
         counts = hub_counts(self.router, prompts)
-        least = max(self.config.whole("hub_min_prompts"),
-                    int(np.ceil(self.config.threshold("hub_share") * len(prompts))))
+        least = self.config.whole("hub_min_prompts")
+        # The background gate's threshold is set by this same bank: it lets through its own
+        # small share of it (background_alpha) whatever the corpus, so a share of the bank
+        # means nothing there; a document that takes hub_min_prompts of what gets through
+        # (the bank prompts its own lines govern) is the finding.
+        gated = (self.router.operating_point.gate == "background"
+                 and self.router.background is not None)
+        if not gated:
+            least = max(least, int(np.ceil(self.config.threshold("hub_share") * len(prompts))))
+        through = len({i for count in counts.values() for i in count.prompts})
         for position, count in sorted(counts.items()):
             if count.routed < least:
                 continue
             doc = self.documents[position]
             shown = ", ".join(repr(prompts[i]) for i in count.prompts[:3])
+            share = f" ({through} of them clear the background gate)" if gated else ""
             self.add([self.emit(
                 "hub", doc, doc.trigger_line,
                 f"routed for {count.routed} of {len(prompts)} generic prompts that no document "
-                f"governs (e.g. {shown}); ranks first for {count.first}",
+                f"governs{share} (e.g. {shown}); ranks first for {count.first}",
                 "narrow the trigger and examples to the situations this document governs",
-                data={"first": count.first, "routed": count.routed, "prompts": len(prompts)})])
+                data={"first": count.first, "routed": count.routed, "prompts": len(prompts),
+                      "through": through})])
 
 
 def lint_index(index: StoredIndex | str | os.PathLike[str], *,

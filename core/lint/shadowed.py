@@ -4,8 +4,9 @@ Each surface is routed as a prompt against the corpus with itself left out: its 
 are rows of the surface-by-surface cosines (by meaning and by words) that the overlap
 rule computes anyway, with the surface's own column masked, pooled per document as the
 operating point pools, fused, ranked and gated by the router's own kernel
-(:func:`gov.core.routing.select.rank_many`, the point's confidence gate and second-route
-rule). A surface is shadowed when that route delivers other documents and not its own;
+(:func:`gov.core.routing.select.rank_many`, the point's gate, background or confidence,
+and second-route rule; the index's head is left out, as it was fitted on these very
+lines). A surface is shadowed when that route delivers other documents and not its own;
 one the router would abstain on is not (nobody takes it). Nothing is embedded or rebuilt:
 a document with one surface left out is scored on the rest of its stored vectors.
 
@@ -18,7 +19,7 @@ the abstract triggers of other documents by style alone, not because anything is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +29,9 @@ from gov.core.routing.confidence import logistic_many
 from gov.core.routing.point import OperatingPoint
 from gov.core.routing.select import rank_many
 from gov.core.scoring.pooling import SurfaceGroups, mix_bodies
+
+if TYPE_CHECKING:
+    from gov.core.routing.background import Background
 
 
 @dataclass(frozen=True)
@@ -49,14 +53,16 @@ class ShadowFinder:
                  body_vectors: NDArray[np.float32] | None = None,
                  body_present: NDArray[np.bool_] | None = None,
                  vectors: NDArray[np.float32] | None = None,
-                 families: NDArray[np.int32] | None = None, min_examples: int = 3) -> None:
+                 families: NDArray[np.int32] | None = None, min_examples: int = 3,
+                 background: Background | None = None) -> None:
         self.layout = layout
+        self.background = background
         self.families = families
         self.min_examples = min_examples
         self.point = point
         self.groups = SurfaceGroups(layout.starts, layout.surfaces)
         self.bodies = (body_vectors, body_present, vectors) \
-            if body_vectors is not None and point.body_weight > 0.0 else None
+            if body_vectors is not None and point.body_surfaces > 0.0 else None
         self.shadows: list[Shadow] = []
 
     def _semantic(self, start: int, stop: int, sims: NDArray[np.float32]) -> NDArray[Any]:
@@ -83,8 +89,13 @@ class ShadowFinder:
             body_vectors, present, vectors = self.bodies
             assert body_vectors is not None and present is not None and vectors is not None
             body = vectors[start:stop] @ np.asarray(body_vectors).T
-            pooled = np.asarray(mix_bodies(pooled, body, np.asarray(present)[None, :],
-                                           self.point.body_weight))
+            # A body counts as ``body_surfaces`` surfaces beside the document's own (one
+            # fewer for the document whose surface is left out), as routing mixes it.
+            surfaces = np.broadcast_to(self.layout.counts.astype(np.float64),
+                                       pooled.shape).copy()
+            surfaces[rows, owners] -= 1.0
+            weight = self.point.body_surfaces / (surfaces + self.point.body_surfaces)
+            pooled = np.asarray(mix_bodies(pooled, body, np.asarray(present)[None, :], weight))
         return pooled
 
     def visit(self, start: int, stop: int, meaning: NDArray[np.float32] | None,
@@ -101,7 +112,12 @@ class ShadowFinder:
         point = self.point
         ranked = rank_many(lexical, semantic, point, families=self.families)
         routed = ranked.top1 >= 0
-        if point.confidence_weights and point.min_confidence is not None and semantic is not None:
+        if point.gate == "background":
+            if self.background is not None and semantic is not None:
+                top = self.background.gate_scores(lexical, semantic, point).max(axis=1)
+                routed &= top >= self.background.threshold(point)[0]
+        elif (point.confidence_weights and point.min_confidence is not None
+              and semantic is not None):
             confidence = logistic_many(point.confidence_weights, ranked.features)
             routed &= confidence >= point.min_confidence
         second = (routed & (point.top_k > 1) & (ranked.top2 >= 0)

@@ -34,8 +34,10 @@ def _shown_path(path: str, cwd: str | None) -> str:
     return path
 
 
-def render(answer: RouteAnswer, cwd: str | None = None) -> str:
-    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8."""
+def render(answer: RouteAnswer, cwd: str | None = None, index: str | None = None) -> str:
+    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8; ``index``
+    names the index for ``gov show`` when it is not the one gov finds by default."""
+    show = f"gov show NAME -i {index}" if index else "gov show NAME"
     routes = answer.routes
     sources = answer.sources
     notices: list[str] = []
@@ -59,7 +61,7 @@ def render(answer: RouteAnswer, cwd: str | None = None) -> str:
                 how.append(f"{route.name}: {_clip(_shown_path(path, cwd), path_limit)}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
-            "Read each one in full before acting: run `gov show NAME`"
+            f"Read each one in full before acting: run `{show}`"
             + (" or open " + ", ".join(how) if how else "")
             + ". Follow them where they apply; ignore a match that is plainly unrelated."
         )

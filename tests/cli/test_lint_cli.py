@@ -4,12 +4,13 @@ and SARIF output that validates against the SARIF 2.1.0 schema."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
 import pytest
 
-from tests.conftest import REPO, run_gov
+from tests.conftest import EXAMPLES, REPO, run_gov
 from tests.lint.conftest import PLANTED
 from tests.lint.test_lint_planted import PLANTED_FINDINGS
 
@@ -100,11 +101,53 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(lint) -> None:  #
     assert found == PLANTED_FINDINGS
 
 
-def test_a_clean_corpus_passes(env: dict[str, str]) -> None:
-    """The shipped examples: what lint reports on them is what they really have (nothing)."""
-    done = run_gov("lint", "examples/policies", env=env, cwd=REPO, timeout=300)
+# What the shipped examples really have under the shipped default point: example lines
+# that, with themselves left out, the router sends to another document (checked below by
+# routing them against the examples without them), and one trigger. All warnings.
+EXAMPLE_FINDINGS = {
+    ("shadowed", "incident-response.md", 3),
+    ("shadowed", "incident-response.md", 6),
+    ("shadowed", "customer-data-access.md", 4),
+    ("shadowed", "security-vulnerability-disclosure.md", 5),
+}
+
+
+def test_the_examples_pass_and_report_only_what_they_have(env: dict[str, str],
+                                                          tmp_path: Path) -> None:
+    """``gov lint examples/policies`` exits 0 (no error) and reports exactly the shadowed lines
+    the examples have; each shadowed example line, routed by the real router against the
+    examples with that line taken out, really goes to another document."""
+    done = run_gov("lint", "examples/policies", "-f", "json", env=env, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
-    assert done.stdout.decode().startswith("gov lint: no findings in 22 documents")
+    findings = json.loads(done.stdout)
+    assert {(f["rule"], Path(f["file"]).name, f["line"]) for f in findings} == EXAMPLE_FINDINGS
+    assert {f["severity"] for f in findings} == {"warning"}
+    text = run_gov("lint", "examples/policies", env=env, cwd=REPO, timeout=300)
+    assert text.returncode == 0
+    assert text.stdout.decode().splitlines()[-1].startswith(
+        "gov lint: 0 errors, 4 warnings, 0 notes in 22 documents")
+
+    copy = tmp_path / "policies"
+    shutil.copytree(EXAMPLES / "policies", copy)
+    examples: dict[str, str] = {}
+    for finding in findings:
+        path = copy / Path(finding["file"]).name
+        lines = path.read_text().split("\n")
+        line = lines[finding["line"] - 1]
+        if line.startswith("**Agent-example:** "):
+            examples[line.split(":** ", 1)[1]] = finding["document"]
+            path.write_text("\n".join(lines[: finding["line"] - 1] + lines[finding["line"]:]))
+    assert len(examples) == 3
+    index = tmp_path / "index"
+    built = run_gov("index", str(copy), "-o", str(index), env=env, cwd=REPO, timeout=600)
+    assert built.returncode == 0, built.stderr
+    routed = run_gov("route", "-i", str(index), "-f", "jsonl",
+                     input="".join(json.dumps({"prompt": p}) + "\n" for p in examples),
+                     env=env, cwd=REPO, timeout=300)
+    assert routed.returncode == 0, routed.stderr
+    for row in map(json.loads, routed.stdout.decode().splitlines()):
+        names = [route["name"] for route in row["routes"]]
+        assert names and examples[row["prompt"]] not in names, row
 
 
 def test_linting_the_index_alone_finds_the_same(planted_index: Path, env: dict[str, str]) -> None:

@@ -79,7 +79,11 @@ def test_findings_name_the_other_document(planted_report: LintReport) -> None:
     assert shadow.data["taker"] == "business-travel"
     assert "book a flight to Lisbon" in shadow.message
     hub = by_rule[("hub", "general-assistant")]
-    assert hub.data["routed"] >= 21 and hub.data["prompts"] == 403
+    # Under the shipped default the background gate lets through only its own small share
+    # of the bank; the hub takes most of what gets through.
+    assert hub.data["prompts"] == 403 and hub.data["routed"] >= 10
+    assert hub.data["routed"] > hub.data["through"] / 2
+    assert hub.data["first"] > 403 / 4
     dangling = by_rule[("depends-dangling", "security-incidents")]
     assert dangling.data["missing"] == "incident-response-playbook"
 

@@ -46,7 +46,7 @@ def test_limited_ranking_still_finds_a_second_family() -> None:
     families = np.zeros(documents, dtype=np.int32)
     families[-1] = 1  # the only other family is the last candidate
     point = OperatingPoint(semantic_floor=0.3, second_ratio=0.0)
-    chosen, _ = select(np.zeros(documents), semantic, point, families=families)
+    chosen = select(np.zeros(documents), semantic, point, families=families).chosen
     assert [c.doc for c in chosen] == [0, documents - 1]
 
 
@@ -54,9 +54,9 @@ def test_select_spends_one_route_per_family() -> None:
     lexical = np.zeros(4)
     semantic = np.array([0.9, 0.88, 0.5, 0.3])
     point = OperatingPoint(semantic_floor=0.25, second_ratio=0.0)
-    both, _ = select(lexical, semantic, point)
+    both = select(lexical, semantic, point).chosen
     assert [c.doc for c in both] == [0, 1]
-    one_family, _ = select(lexical, semantic, point, families=np.array([0, 0, 2, 3]))
+    one_family = select(lexical, semantic, point, families=np.array([0, 0, 2, 3])).chosen
     assert [c.doc for c in one_family] == [0, 2]
 
 
@@ -66,7 +66,7 @@ def test_auto_families_keep_near_duplicates_from_taking_both_routes(tmp_path: Pa
 
     planted_corpus = load_corpus([PLANTED], warn=lambda _m: None)
     prompts = ["how many vacation days do I have left this year",
-               "approve the time off request from Sam"]
+               "I want to take next Friday off"]
     duplicates = {"time-off", "leave-requests"}
     routes = {}
     for mode in ("none", "auto"):
