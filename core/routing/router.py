@@ -9,7 +9,6 @@ library's earlier name for it), and :func:`gov.core.routing.indexes.load_index` 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -29,8 +28,9 @@ from gov.core.routing.point import (
     stored_or_default,
 )
 from gov.core.routing.select import select
+from gov.core.routing.sources import SourceFiles
 from gov.core.scoring.learned import from_arrays
-from gov.core.scoring.scorer import Scorer
+from gov.core.scoring.scorer import DEGRADED_LEXICAL, Scorer
 
 
 class Router:
@@ -44,6 +44,7 @@ class Router:
         self._apply_learned(explicit=operating_point is not None)
         self.notices = divergence.reasons(self.operating_point, stored.header)
         self.route_ms: float | None = None
+        self._source_files = SourceFiles(stored)
 
     # -- identity and documents (the stored index's) ------------------------------------------
     @property
@@ -133,30 +134,51 @@ class Router:
         """Route a batch of prompts (one embedding call for the whole batch).
 
         With telemetry on, each prompt records a ``library`` event unless ``record`` is
-        False (the CLI, hook and MCP adapters record their own events instead).
+        False (the CLI, hook and MCP adapters record their own events instead). Damage in
+        the index that shows only now (a score that is not a number, a record that does not
+        decode) is an :class:`~gov.core.errors.IndexLoadError`, never a wrong answer.
         """
         started = time.perf_counter()
-        point = self.operating_point
         scorer = self.scorer
-        vectors = scorer.embed(prompts) if scorer.degraded is None else None
-        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
-                                    body_weight=point.body_weight)
-                    if vectors is not None else None)
-        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
-        answers = []
-        for row, prompt in enumerate(prompts):
-            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
-            answers.append(self._answer(
-                prompt, scorer.lexical_documents(surfaces),
-                semantic[row] if semantic is not None else None,
-                vectors[row] if vectors is not None else None,
-                learned[row] if learned is not None else None, surfaces))
+        vectors, failure = scorer.try_embed(prompts) if scorer.degraded is None else (None, None)
+        if failure is not None and len(prompts) > 1:
+            # One prompt the encoder refuses must not cost the others their meaning.
+            return [answer for prompt in prompts
+                    for answer in self.route_many([prompt], record=record)]
+        try:
+            answers = self._answers(prompts, vectors, DEGRADED_LEXICAL if failure else None)
+        except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise self.stored.malformed(f"{type(exc).__name__}: {exc}") from None
         self.route_ms = (time.perf_counter() - started) * 1000.0
         share = self.route_ms / max(len(answers), 1)
         for answer in answers:
             answer.route_ms = share
         if record:
             self._record_library(answers, started)
+        return answers
+
+    def _answers(self, prompts: Sequence[str], vectors: NDArray[np.float32] | None,
+                 failed: str | None) -> list[RouteAnswer]:
+        point = self.operating_point
+        scorer = self.scorer
+        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
+                                    body_weight=point.body_weight)
+                    if vectors is not None else None)
+        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
+        self._finite(semantic, "semantic scores")
+        self._finite(learned, "learned probabilities")
+        answers = []
+        for row, prompt in enumerate(prompts):
+            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
+            lexical = scorer.lexical_documents(surfaces)
+            self._finite(lexical, "lexical scores")
+            answer = self._answer(
+                prompt, lexical, semantic[row] if semantic is not None else None,
+                vectors[row] if vectors is not None else None,
+                learned[row] if learned is not None else None, surfaces)
+            if failed and answer.degraded is None:
+                answer.degraded = failed
+            answers.append(answer)
         return answers
 
     def _answer(self, prompt: str, lexical: NDArray[np.float64],
@@ -179,13 +201,21 @@ class Router:
             corpus_size=len(self.stored.names), fingerprint=self.stored.fingerprint,
             operating_point_id=self.operating_point.id)
 
+    def _finite(self, scores: NDArray[Any] | None, what: str) -> None:
+        """Scores of a sound index are numbers; NaN or infinity means a damaged array (the
+        row a route computes is checked, not the whole matrix at every load)."""
+        if scores is not None and not bool(np.isfinite(scores).all()):
+            raise self.stored.malformed(f"{what} are not finite numbers: the stored vectors "
+                                        "or weights are damaged")
+
     def _sources(self, routes: list[Route]) -> dict[str, str]:
-        """Each routed document's file, for a harness to open (JSONL sources have none)."""
+        """Each routed document's file, for a harness to open, when it is safe to name
+        (:mod:`gov.core.routing.sources`: inside the corpus, holding what was indexed)."""
         out = {}
         for route in routes:
-            source = self.stored.document(route.name).source
-            if source and ":" not in source:
-                out[route.name] = os.path.normpath(str(self.stored.base / source))
+            path = self._source_files.path(route.name)
+            if path is not None:
+                out[route.name] = path
         return out
 
     def _record_library(self, answers: list[RouteAnswer], started: float) -> None:
