@@ -159,14 +159,15 @@ def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
         if len(prompt.strip()) < MIN_PROMPT_CHARS:
             record.result([])
             return
-        answer, attempts = route(options, index_for(options, payload), prompt)
+        index_path = index_for(options, payload)
+        answer, attempts = route(options, index_path, prompt)
         record.attempts = attempts
         record.answered(answer)
         if answer.routes:
             import json
 
             cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-            text = json.dumps(hook_output(render(answer, cwd)), ensure_ascii=False,
+            text = json.dumps(hook_output(render(answer, cwd, index_path)), ensure_ascii=False,
                               separators=(",", ":"))
             stdout.write(text.encode("utf-8") + b"\n")  # a lone surrogate raises: no output
             stdout.flush()
@@ -192,6 +193,9 @@ def main(argv: list[str], stdin: Any = None, stdout: Any = None, stderr: Any = N
             f"{type(exc).__name__}: {exc}")
         first = message.splitlines()[0] if message else type(exc).__name__
         with contextlib.suppress(Exception):
+            from gov.core.sanitize import clean  # the message may quote a crafted file
+
+            first = clean(first, 2000)
             (stderr or sys.stderr).write(f"gov hook: {first}\n")
     return 0
 

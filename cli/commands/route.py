@@ -160,12 +160,12 @@ class RowView:
 
     def text(self, out: Any) -> None:
         row = self.row
-        if "error" in row:
-            out.print(f"[red]line {row['error']['line']}: {row['error']['message']}[/]")
-            return
-        from rich.markup import escape
+        from gov.cli.reporters import shown
 
-        out.print(f"[bold]{escape(row['prompt'])}[/]")
+        if "error" in row:
+            out.print(f"[red]line {row['error']['line']}: {shown(str(row['error']['message']))}[/]")
+            return
+        out.print(f"[bold]{shown(str(row['prompt']))}[/]")
         if row.get("degraded") and not self.degraded_index:
             out.print("  [yellow](degraded: lexical-only)[/]")
         if not row["routes"]:
@@ -176,10 +176,10 @@ class RowView:
                 scores.append(f"lexical {route['lexical']:.2f}")
             if route["semantic"] is not None:
                 scores.append(f"semantic {route['semantic']:.2f}")
-            out.print(f"  {rank}. [green]{escape(route['name'])}[/]  score {route['score']:.4f}"
+            out.print(f"  {rank}. [green]{shown(route['name'])}[/]  score {route['score']:.4f}"
                       f" ({', '.join(scores) or 'dependency'})")
             if route["why"]:
-                out.print(f"     [dim]{escape(route['why'])}[/]")
+                out.print(f"     [dim]{shown(route['why'])}[/]")
 
 
 class _Writer:
@@ -196,9 +196,10 @@ class _Writer:
             self.shown_notices = True
             out = conventions.console()
             for reason in self.index.notices:
-                out.print(f"[yellow]divergence:[/] {reason}")
+                out.print(f"[yellow]divergence:[/] {reporters.shown(reason)}")
             if self.index.degraded:
-                out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")
+                out.print(f"[yellow]degraded: lexical-only[/] "
+                          f"({reporters.shown(str(self.index.degraded_reason))})")
         self.reporter.item(RowView(row, self.index.degraded is not None))
 
     def close(self) -> None:

@@ -40,7 +40,7 @@ Warn = Callable[[str], None]
 
 
 def _default_warn(message: str) -> None:
-    sys.stderr.write(f"gov: warning: {message}\n")
+    sys.stderr.write(f"gov: warning: {sanitize.clean(message)}\n")
 
 
 def _relative(path: Path, base: Path) -> str:

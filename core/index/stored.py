@@ -187,12 +187,16 @@ class StoredIndex:
         return Path(self.header.corpus.base)
 
     def is_stale(self) -> bool:
-        """Whether the corpus files changed since the build (by size and mtime)."""
+        """Whether the corpus files changed since the build (by size and mtime). The walk
+        follows no link out of a root and gives up after a few seconds (the roots are the
+        index's word, and may be ``/``)."""
         roots = [r for r in self.header.roots if r != "-"]
         if not roots:
             return False
-        now = corpus_stamps(roots, self.base)
         recorded = self.header.corpus.stamps
+        now = corpus_stamps(roots, self.base, recorded=recorded)
+        if now is None:  # the walk ran out of time (the roots may be "/"): not known stale
+            return False
         return sorted(now, key=lambda s: s.path) != sorted(recorded, key=lambda s: s.path)
 
     # -- documents ----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The evidence behind a route: the words that matched and the surface nearest in meaning.
 
 gov names documents and evidence, never rule text: the words shown are the prompt's own,
-and the surface quoted is a trigger (named, not quoted) or an example prompt.
+and the surface quoted is a trigger (named, not quoted) or an example prompt, cleaned of
+control and invisible characters and capped (:func:`gov.core.sanitize.clean`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gov.core.index.surfaces import LEARNED, TRIGGER
+from gov.core.sanitize import clean
 from gov.core.scoring.scorer import Scorer
 
 MAX_QUOTE = 80
@@ -36,7 +38,5 @@ def why(scorer: Scorer, prompt: str, doc: int, *, lexical: bool, semantic: bool,
             parts.append("meaning: trigger")
         else:
             label = "learned example" if nearest.kind == LEARNED else "example"
-            text = nearest.text
-            shown = text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
-            parts.append(f'meaning: {label} "{shown}"')
+            parts.append(f'meaning: {label} "{clean(nearest.text, MAX_QUOTE)}"')
     return "; ".join(parts)
