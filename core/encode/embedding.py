@@ -1,10 +1,15 @@
-"""Sentence embeddings: fastembed to build, onnxruntime + tokenizers directly to route.
+"""Sentence embeddings: the bundled model through onnxruntime + tokenizers directly,
+any other model through fastembed.
 
-Importing fastembed costs about half a second, which a one-shot route pays on every
-prompt; the route path therefore runs the bundled model's files through onnxruntime and
-tokenizers itself (mean pooling, l2 norm), and ``tests/test_embedding.py`` checks that its
-vectors match fastembed's. A user-chosen fastembed model id goes through fastembed on
-both paths and may download.
+The bundled model runs through onnxruntime and tokenizers (mean pooling, l2 norm) to
+route and to build: importing fastembed costs about half a second, which a one-shot route
+would pay on every prompt, and its batches of 256 padded to the longest text made a build
+five times slower and four times larger in memory than the length-grouped runs here
+(``benchmarks/bench_build.py``). ``tests/test_embedding.py`` checks the vectors match
+fastembed's. A user-chosen fastembed model id goes through fastembed, and is downloaded
+only when the user named it on the command line (``gov index --model ID``): an index's
+header names its model, and a repository can ship a header naming any model, so the
+route and hook paths read fastembed's cache and never the network.
 """
 
 from __future__ import annotations
@@ -168,9 +173,10 @@ _REGISTERED: set[str] = set()
 
 
 class FastembedEncoder:
-    """fastembed's TextEmbedding: the build path, and any model a user picks by id."""
+    """fastembed's TextEmbedding: any model a user picks by id (and the bundled model, to
+    check the lean encoder against). ``download``: fetch the model if it is not cached."""
 
-    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID) -> None:
+    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID, download: bool = False) -> None:
         self.model_id = model_id
         try:
             from fastembed import TextEmbedding
@@ -187,12 +193,17 @@ class FastembedEncoder:
                 )
                 self.dim = bundle.DIMENSION
             else:
-                self._model = TextEmbedding(model_id, cache_dir=str(cache))
+                self._model = TextEmbedding(model_id, cache_dir=str(cache),
+                                            local_files_only=not download)
                 self.dim = int(self._model.embedding_size)
         except ModelError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean "no model"
-            raise ModelError(f"cannot load embedding model {model_id!r}: {exc}") from None
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if not download:
+                raise ModelError(f"embedding model {model_id!r} is not in the local cache (gov "
+                                 "downloads a model only for gov index --model ID)") from None
+            raise ModelError(f"cannot load embedding model {model_id!r}: {first}") from None
 
     @staticmethod
     def _register_bundled() -> None:
@@ -225,20 +236,26 @@ def model_sha256(model_id: str) -> str | None:
     return bundle.MODEL_SHA256 if model_id == bundle.DEFAULT_MODEL_ID else None
 
 
-_ENCODERS: dict[tuple[str, str], Encoder] = {}
+_ENCODERS: dict[tuple[str, str, bool], Encoder] = {}
 
 
-def get_encoder(model_id: str, purpose: str = "route") -> Encoder:
-    """A cached encoder: the lean ONNX path to route the bundled model, fastembed otherwise."""
-    key = (model_id, purpose)
+def get_encoder(model_id: str, purpose: str = "route", download: bool = False) -> Encoder:
+    """A cached encoder: the lean ONNX path for the bundled model, fastembed otherwise.
+
+    ``purpose`` ("route" or "build") keeps the two uses' sessions apart; ``download``
+    (only for a model the user named on the command line) lets fastembed fetch a model
+    it has not cached. Without it a missing model is a :class:`ModelError`, at once.
+    """
+    download = download and model_id != bundle.DEFAULT_MODEL_ID
+    key = (model_id, purpose, download)
     encoder = _ENCODERS.get(key)
     if encoder is None:
         factory: Callable[[], Encoder]
-        if model_id == bundle.DEFAULT_MODEL_ID and purpose == "route":
+        if model_id == bundle.DEFAULT_MODEL_ID:
             factory = OnnxEncoder
         else:
             def factory() -> Encoder:
-                return FastembedEncoder(model_id)
+                return FastembedEncoder(model_id, download=download)
         encoder = factory()
         _ENCODERS[key] = encoder
     return encoder

@@ -39,7 +39,8 @@ def reuse_bodies(previous: str | os.PathLike[str] | None, model_id: str
 
 
 def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
-                 previous: str | os.PathLike[str] | None, progress: Progress | None
+                 previous: str | os.PathLike[str] | None, progress: Progress | None,
+                 download: bool = False
                  ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int]]:
     """One vector per document (zeros: no body); which documents have a body; a summary."""
     from gov.core.corpus.passages import passages
@@ -53,7 +54,7 @@ def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
     fresh: dict[str, NDArray[np.float32]] = {}
     if missing:
         fresh, _ = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
-                                 dim=dim, progress=progress)
+                                 dim=dim, progress=progress, download=download)
     out = np.zeros((len(documents), dim), dtype=np.float32)
     for i, doc in enumerate(documents):
         if doc.content_hash in reused:
