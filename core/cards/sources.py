@@ -64,13 +64,24 @@ def resolve(specs: Iterable[str]) -> list[str]:
         elif os.path.exists(spec):
             paths.append(spec)
         elif _GLOB_CHARS.search(spec):
-            found = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
+            found = sorted(p for p in _glob(spec) if os.path.isfile(p))
             if not found:
                 raise CardSourceError(f"{spec}: no file matches this pattern")
             paths.extend(found)
         else:
             raise CardSourceError(f"{spec}: no such file")
     return paths
+
+
+def _glob(spec: str) -> list[str]:
+    """Files matching ``spec``; ``**`` goes through pathlib, which never descends into a
+    linked folder (``glob.glob`` does, and two links to ``.`` make it run forever)."""
+    if "**" not in spec:
+        return glob.glob(spec)
+    parts = Path(spec).parts
+    fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.search(part))
+    anchor = Path(*parts[:fixed]) if fixed else Path(".")
+    return [str(path) for path in anchor.glob(str(Path(*parts[fixed:])))]
 
 
 def _element_starts(text: str) -> list[int]:
