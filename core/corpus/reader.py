@@ -328,16 +328,17 @@ def load_corpus(
     return Corpus(routable, retired, skipped, roots, stamps)
 
 
-def corpus_stamps(roots: Sequence[str], base: Path, *, seconds: float = STALENESS_SECONDS,
+def corpus_stamps(roots: Sequence[str], base: Path, *, seconds: float | None = None,
                   recorded: Sequence[FileStamp] = ()) -> list[FileStamp] | None:
     """The stamps the corpus under ``roots`` would have now, without parsing any file, or
-    ``None`` when finding them took longer than ``seconds`` (the roots come from an index,
-    which may name ``/``).
+    ``None`` when finding them took longer than ``seconds`` (default: ``GOV_STALENESS_SECONDS``,
+    3; the roots come from an index, which may name ``/``).
 
     Links out of a root are not followed; the ``recorded`` stamps under such a link (files
     the build reached through it) are looked at one by one instead.
     """
-    walk = Walk(follow_outside=False, deadline=time.monotonic() + seconds)
+    budget = STALENESS_SECONDS if seconds is None else seconds
+    walk = Walk(follow_outside=False, deadline=time.monotonic() + budget)
     stamps = []
     try:
         for raw in roots:
