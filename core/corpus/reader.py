@@ -355,7 +355,7 @@ def corpus_stamps(roots: Sequence[str], base: Path, *, seconds: float | None = N
                 except OSError:
                     continue
                 stamps.append(FileStamp(_relative(path, base), stat.st_size, stat.st_mtime_ns))
-    except WalkExpired:
+    except (WalkExpired, CorpusError):  # out of time, or a folder that cannot be read
         return None
     if walk.outside:
         prefixes = tuple(_relative(Path(link), base) + os.sep for link in walk.outside)

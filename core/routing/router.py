@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gov.core.errors import OperatingPointError
 from gov.core.index.header import IndexHeader
 from gov.core.index.stored import IndexedDocument, StoredIndex
 from gov.core.routing import dependencies, divergence
@@ -104,7 +105,10 @@ class Router:
             if model_id:
                 check_model(explicit, model_id, explicit.source or "operating point")
             return explicit
-        return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        try:
+            return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        except OperatingPointError as exc:  # the index's own point: rebuilding fixes it
+            raise self.stored.malformed(exc.message) from None
 
     def _apply_learned(self, explicit: bool) -> None:
         """What the point learned: from the file beside an explicit point, else the index."""
@@ -121,8 +125,11 @@ class Router:
                       if self.stored.has_array(f"learned_{name}")}
             if not stored:
                 return
-            learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored learned "
-                                  "arrays)", dim)
+            try:
+                learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored "
+                                      "learned arrays)", dim)
+            except OperatingPointError as exc:
+                raise self.stored.malformed(exc.message) from None
         if learned is not None:
             self.scorer.apply_learned(learned)
 
@@ -146,7 +153,8 @@ class Router:
             return [answer for prompt in prompts
                     for answer in self.route_many([prompt], record=record)]
         try:
-            answers = self._answers(prompts, vectors, DEGRADED_LEXICAL if failure else None)
+            with np.errstate(all="ignore"):  # a damaged array is reported once, below, not warned
+                answers = self._answers(prompts, vectors, DEGRADED_LEXICAL if failure else None)
         except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
             raise self.stored.malformed(f"{type(exc).__name__}: {exc}") from None
         self.route_ms = (time.perf_counter() - started) * 1000.0
