@@ -14,6 +14,7 @@ route and hook paths read fastembed's cache and never the network.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -182,6 +183,10 @@ class FastembedEncoder:
             from fastembed import TextEmbedding
         except ImportError as exc:
             raise ModelError(f"cannot import fastembed: {exc}") from None
+        with contextlib.suppress(ImportError):  # its own log lines would break gov's one line
+            from loguru import logger
+
+            logger.disable("fastembed")
         cache = bundle.cache_dir() / "fastembed"
         try:
             if model_id == bundle.DEFAULT_MODEL_ID:
