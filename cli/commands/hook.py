@@ -194,6 +194,9 @@ def main(argv: list[str], stdin: Any = None, stdout: Any = None, stderr: Any = N
             f"{type(exc).__name__}: {exc}")
         first = message.splitlines()[0] if message else type(exc).__name__
         with contextlib.suppress(Exception):
+            from gov.core.sanitize import clean  # the message may quote a crafted file
+
+            first = clean(first, 2000)
             (stderr or sys.stderr).write(f"gov hook: {first}\n")
     return 0
 

@@ -125,7 +125,7 @@ def test_the_graph_path_with_a_real_usearch_graph() -> None:
 
     layout, vectors = corpus(np.random.default_rng(5), documents=120)
     blob, info = ann.build(vectors, candidates=32)
-    nearest = ann.NearestSurfaces(blob, info, "test")
+    nearest = ann.NearestSurfaces(blob, info, "test", vectors.shape)
     thresholds = nb.Thresholds(0.8, 0.8)
     exact = {(p.a, p.b) for p in nb.exact_pairs(layout, vectors, None, thresholds)}
     graph = {(p.a, p.b) for p in nb.graph_pairs(layout, vectors, nearest, thresholds)}
