@@ -22,7 +22,8 @@ other, through the CLI):
 
 Every figure is a development-set figure; name the set with it::
 
-    python benchmarks/lint_devsets.py --eval-dir ../shared/eval --work /tmp/gov-lint-dev
+    python benchmarks/lint_devsets.py --eval-dir ../shared/eval --work /tmp/gov-lint-dev \
+        --json benchmarks/results/lint_devsets.json
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/gov-lint-dev"))
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--no-quality", action="store_true", help="lint only")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     options = parser.parse_args()
     options.work.mkdir(parents=True, exist_ok=True)
     summary: dict[str, Any] = {}
@@ -208,12 +210,19 @@ def main() -> int:
         print("| corpus | baseline (oiax design) | calibrated + learned |\n|---|---|---|")
         for label, eval_dir in variants.items():
             measured = quality(name, eval_dir, options.work, families.get(label))
-            summary[name][label] = {point: {c: measured["reports"][point]["overall"].get(c)
-                                            for c in COLUMNS}
-                                    for point in measured["reports"]}
+            summary[name][label] = {point: {
+                **{c: report["overall"].get(c) for c in COLUMNS},
+                # False alarms per kind of negative (banking77_oos: ood_oos and id_oos).
+                "false_alarm_rate_by_kind": {
+                    kind: figures["false_alarm_rate"]
+                    for kind, figures in report.get("kinds", {}).items()
+                    if figures.get("false_alarm_rate") is not None}}
+                for point, report in measured["reports"].items()}
             print(row(label, measured), flush=True)
         print()
     (options.work / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if options.json is not None:
+        options.json.write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 
 
