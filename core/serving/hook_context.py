@@ -2,7 +2,10 @@
 
 It never carries rule text — only names, the evidence that matched, how to read the
 whole document, and the degraded and divergence notices — and it stays within
-:data:`MAX_BYTES` however long the names, evidence and notices are.
+:data:`MAX_BYTES` however long the names, evidence and notices are. Within a session, a
+document already pasted is named again in a few bytes ("still applies: NAME"). Where a
+harness cannot add context per prompt, :func:`catalogue` is what it gets at session start:
+the corpus's document names and how to ask gov, within :data:`CATALOGUE_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
+CATALOGUE_MAX_BYTES = 2048
 MIN_PROMPT_CHARS = 12
 
 
@@ -34,9 +38,28 @@ def _shown_path(path: str, cwd: str | None) -> str:
     return path
 
 
-def render(answer: RouteAnswer, cwd: str | None = None) -> str:
-    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8."""
-    routes = answer.routes
+def _within(text: str, limit: int) -> str:
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    return text.encode("utf-8")[: limit - 3].decode("utf-8", errors="ignore") + "…"
+
+
+def still_applies(names: list[str]) -> str:
+    """The few bytes that name documents already in the agent's context this session."""
+    return _within("gov: still applies: " + ", ".join(names) + ".", MAX_BYTES)
+
+
+def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = frozenset()) -> str:
+    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8.
+
+    Routes named in ``kept`` were pasted in full earlier in the session: they are only
+    named ("still applies"), and when every route is kept that is the whole paragraph.
+    """
+    routes = [route for route in answer.routes if route.name not in kept]
+    repeated = [route.name for route in answer.routes if route.name in kept]
+    if not routes:
+        return still_applies(repeated)
+    tail = (" Still applies: " + ", ".join(repeated) + ".") if repeated else ""
     sources = answer.sources
     notices: list[str] = []
     if answer.degraded:
@@ -62,6 +85,7 @@ def render(answer: RouteAnswer, cwd: str | None = None) -> str:
             "Read each one in full before acting: run `gov show NAME`"
             + (" or open " + ", ".join(how) if how else "")
             + ". Follow them where they apply; ignore a match that is plainly unrelated."
+            + tail
         )
         if notice_limit:
             text += "".join(" " + _clip(notice, notice_limit) for notice in notices)
@@ -69,8 +93,28 @@ def render(answer: RouteAnswer, cwd: str | None = None) -> str:
             text += " Notices apply; see `gov route --format text`."
         if len(text.encode("utf-8")) <= MAX_BYTES:
             return text
-    encoded = text.encode("utf-8")[: MAX_BYTES - 3]
-    return encoded.decode("utf-8", errors="ignore") + "…"
+    return _within(text, MAX_BYTES)
+
+
+def catalogue(names: list[str]) -> str:
+    """Session-start context for a harness that cannot add context per prompt: the corpus's
+    document names and how to ask gov, at most CATALOGUE_MAX_BYTES of UTF-8."""
+    head = "gov: this project's team documents (policies and skills): "
+    ask = ("This harness cannot hand gov each prompt, so before acting on a request one of "
+           "them may govern, read it in full: run `gov show NAME`, or `gov route \"PROMPT\"` "
+           "to be told which govern it (the gov MCP server offers the same as route_policies "
+           "and get_policy). Follow them where they apply.")
+    shown: list[str] = []
+    budget = CATALOGUE_MAX_BYTES - len((head + ask).encode("utf-8")) - 40
+    for name in names:
+        cost = len(_clip(name, 80).encode("utf-8")) + 2
+        if cost > budget:
+            break
+        shown.append(_clip(name, 80))
+        budget -= cost
+    rest = len(names) - len(shown)
+    listed = ", ".join(shown) + (f", and {rest} more" if rest else "")
+    return _within(head + listed + ". " + ask, CATALOGUE_MAX_BYTES)
 
 
 def hook_output(context: str) -> dict[str, Any]:

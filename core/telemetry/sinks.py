@@ -140,10 +140,11 @@ def stats() -> dict[str, int]:
     return dict(_STATS)
 
 
-def emit(event: Mapping[str, Any]) -> None:
-    """Send ``event`` to the active sink. Never raises; a bad event or sink is only counted."""
+def emit(event: Mapping[str, Any], sink: Sink | None = None) -> None:
+    """Send ``event`` to ``sink`` (default: the active sink). Never raises; a bad event or
+    sink is only counted."""
     try:
-        sink = active_sink()
+        sink = sink if sink is not None else active_sink()
         if sink is None:
             return
         try:
@@ -157,13 +158,15 @@ def emit(event: Mapping[str, Any]) -> None:
         _STATS["sink_errors"] += 1
 
 
-def record(**fields: Any) -> None:
-    """:func:`make_event` (lenient: odd names withheld) then :func:`emit`. Never raises."""
+def record(sink: Sink | None = None, **fields: Any) -> None:
+    """:func:`make_event` (lenient: odd names withheld) then :func:`emit` to ``sink``
+    (default: the active sink). Never raises."""
     try:
-        if active_sink() is None:
+        sink = sink if sink is not None else active_sink()
+        if sink is None:
             return
         event = make_event(strict=False, **fields)
     except Exception:  # telemetry must never cost a turn
         _STATS["invalid"] += 1
         return
-    emit(event)
+    emit(event, sink)
