@@ -1,7 +1,6 @@
-"""``gov hook HARNESS``: the hook on every prompt and tool call, which never blocks a turn.
+"""``gov hook HARNESS``: the hook on every prompt, which never blocks a turn.
 
-It runs on every prompt a person types (and, for read tracking, after every tool call), so
-this module is the whole of the hook process's fast path: it imports nothing Python has
+It runs on every prompt a person types, so this module is the whole of the hook process's fast path: it imports nothing Python has
 not loaded at start-up but ``_socket``, reads stdin as bytes, hands argv, stdin and a few
 environment variables to the warm server (which parses, routes, remembers and renders the
 harness's output itself; :mod:`gov.core.serving.hook_service`), and prints what comes
@@ -34,12 +33,10 @@ same command for every event of one harness:
       session a document already pasted is named again in a few bytes ("still applies").
   session start (Copilot, Cursor)  these cannot add context per prompt: prints the
       corpus's document names and how to ask gov, once per session.
-  tool use (PostToolUse; Gemini CLI: AfterTool)  notes whether the agent opened a
-      document gov routed (telemetry); prints nothing.
   compaction, or a session start after clear or compact  session memory pastes in full
       again.
 
-It always exits 0; problems are one line on stderr (none for tool events).
+It always exits 0; problems are one line on stderr.
 
   -i, --index FILE          index (default: $GOV_INDEX, else .gov/index under the payload's cwd)
   --operating-point FILE    operating point JSON
@@ -200,6 +197,6 @@ def register(app: "Any") -> None:
         raise typer.Exit(main(list(ctx.args)))
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
-    app.command("hook", help=HELP, short_help="The harness hook: routes on prompts, notes reads after tool use.",
+    app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, names the documents at session start.",
                 context_settings={"ignore_unknown_options": True,
                                   "allow_extra_args": True})(hook_command)

@@ -18,34 +18,16 @@ from gov.core.serving.sessions import (
     SessionStore,
     session_key,
 )
+from tests.conftest import REPO
 from tests.serving.hook_contracts import context_of, prompt_payload, start_payload, valid_output
 from tests.serving.test_hook_harnesses import ROUTED, project, run_hook, runtime, server
 
 __all__ = ["project", "runtime", "server"]  # fixtures shared with the harness tests
 
-# A 20-turn session: the same incident comes back turn after turn, with detours.
-REPLAY = [
-    "roll back last night's release, checkout is throwing 500s",
-    "which commit should the rollback of the release go back to?",
-    "the release rollback is stuck at 50%, roll it back the rest of the way",
-    "we leaked a secret in the deploy logs, rotate it and redeploy",
-    "after rotating the leaked stripe key, where else was the secret used?",
-    "roll back the release again, the fix made checkout throw 500s",
-    "write the incident timeline for the checkout outage and the release rollback",
-    "who should be paged for the checkout-api incident tonight?",
-    "the pager went off for checkout-api at 3am, what do I do first?",
-    "roll back last night's release, checkout is throwing 500s",
-    "rotate the stripe key that leaked into the build logs",
-    "add a database migration that adds the refunds table",
-    "the migration for the refunds table failed halfway, how do I roll it back?",
-    "roll back the refunds migration on production",
-    "what's the capital of france and why is it paris",
-    "roll back last night's release, checkout is throwing 500s",
-    "the pager went off for checkout-api at 3am, what do I do first?",
-    "rotate the stripe key that leaked into the build logs",
-    "deploy the hotfix for the checkout release to production",
-    "roll back the hotfix release too, checkout still throws 500s",
-]
+# A 20-turn session: the same incident comes back turn after turn, with detours
+# (also replayed by benchmarks/bench_session_memory.py).
+REPLAY = [json.loads(line)["prompt"] for line in
+          (REPO / "tests" / "data" / "session-20-turns.jsonl").read_text().splitlines()]
 
 
 class Clock:
