@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from gov.core.errors import GovError
 from gov.core.telemetry.events import _STATS, Adapter
-from gov.core.telemetry.sinks import Sink, active_sink, record
+from gov.core.telemetry.sinks import Sink, active_sink, otel_wanted, record
 
 # --- timing -------------------------------------------------------------------------
 
@@ -87,8 +87,8 @@ def process_start() -> float | None:
 class Attempt:
     """One route attempt, recorded when it closes. See the module docstring for use."""
 
-    __slots__ = ("_closed", "_failure", "_result", "_stopped", "adapter", "attempts", "sink",
-                 "start")
+    __slots__ = ("_closed", "_failure", "_result", "_stopped", "adapter", "attempts", "session",
+                 "sink", "start")
 
     def __init__(self, adapter: Adapter, start: float | None = None,
                  sink: Sink | None = None) -> None:
@@ -96,14 +96,18 @@ class Attempt:
         self.start = time.perf_counter() if start is None else start
         self.sink = sink
         self.attempts = 1
+        self.session: str | None = None  # a session key (hashed), for the harness hook
         self._result: dict[str, Any] | None = None
         self._failure: str | None = None
         self._stopped: float | None = None
         self._closed = False
 
-    def stop(self) -> None:
-        """Freeze the delivered latency now (the answer is out); :meth:`close` may come later."""
-        if self._stopped is None:
+    def stop(self, took_ms: float | None = None) -> None:
+        """Freeze the delivered latency now (the answer is out), or at ``took_ms`` (a batch
+        row's share of its batch); :meth:`close` may come later."""
+        if took_ms is not None:
+            self._stopped = took_ms
+        elif self._stopped is None:
             self._stopped = delivered_ms(self.start)
 
     def result(
@@ -151,7 +155,7 @@ class Attempt:
         self._closed = True
         try:
             sink = self.sink if self.sink is not None else active_sink()
-            if sink is None:
+            if sink is None and not otel_wanted():
                 return
             if exc is not None and self._failure is None and not _clean_exit(exc):
                 if not isinstance(exc, Exception):
@@ -167,7 +171,7 @@ class Attempt:
                 return  # nothing was attempted
             took = self._stopped if self._stopped is not None else delivered_ms(self.start)
             record(sink, adapter=self.adapter, delivered_ms=took, attempts=self.attempts,
-                   **fields, **context)
+                   session=self.session, **fields, **context)
         except Exception:  # telemetry must never cost a turn
             _STATS["invalid"] += 1
 

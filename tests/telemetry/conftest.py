@@ -54,7 +54,7 @@ def known_log() -> list[bytes]:
         _event(DAY2 + 20, "routed", 60, 6, routes=["deployment"], adapter="mcp"),
         _event(DAY2 + 30, "abstained", 70, 7),
         _event(DAY2 + 40, "failed", 80, None, failure_class="route", degraded=True),
-        b'{"ts":"2025-12-02T00:00:45.000Z","v":2,"outcome":"routed"}\n',  # newer schema
+        b'{"ts":"2025-12-02T00:00:45.000Z","v":3,"outcome":"routed"}\n',  # newer schema
         _event(DAY2 + 50, "routed", 90, 9, routes=["incident-response"], degraded=True),
         _event(DAY2 + 60, "abstained", 100, 10),
     ]
