@@ -1,6 +1,7 @@
-"""``gov hook HARNESS``: the hook on every prompt, which never blocks a turn.
+"""``gov hook HARNESS``: the hook on every prompt and tool call, which never blocks a turn.
 
-It runs on every prompt a person types, so this module is the whole of the hook process's fast path: it imports nothing Python has
+It runs on every prompt a person types (and, for read tracking, after every tool call), so
+this module is the whole of the hook process's fast path: it imports nothing Python has
 not loaded at start-up but ``_socket``, reads stdin as bytes, hands argv, stdin and a few
 environment variables to the warm server (which parses, routes, remembers and renders the
 harness's output itself; :mod:`gov.core.serving.hook_service`), and prints what comes
@@ -33,10 +34,16 @@ same command for every event of one harness:
       session a document already pasted is named again in a few bytes ("still applies").
   session start (Copilot, Cursor)  these cannot add context per prompt: prints the
       corpus's document names and how to ask gov, once per session.
+  tool use (PostToolUse; Gemini CLI: AfterTool)  notes whether the agent opened a
+      document gov routed earlier in the session (gov show NAME, a read of its file,
+      get_policy or gov://documents/NAME over MCP) as a telemetry read event, with only
+      names the index knows, the session's id hashed, and turns and seconds since the
+      route; prints nothing.
   compaction, or a session start after clear or compact  session memory pastes in full
       again.
 
-It always exits 0; problems are one line on stderr.
+It always exits 0; problems are one line on stderr (none for tool events, which fire
+on every tool call).
 
   -i, --index FILE          index (default: $GOV_INDEX, else .gov/index under the payload's cwd)
   --operating-point FILE    operating point JSON
@@ -170,9 +177,21 @@ def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO |
 def _in_process(argv: "list[str]", data: bytes, start: float, stdout: "BinaryIO", stderr: "TextIO",
                 asked: bool) -> None:
     """The turn without a server: the same function the server runs, in this process."""
+    from gov.core import telemetry
     from gov.core.serving import hook_turn
+    from gov.core.telemetry.sinks import block_otel
 
-    backend = hook_turn.InProcess(attempts=2 if asked else 1)
+    block_otel()  # the warm server exports; this process must not wait to
+    files = None
+    if telemetry.active_sink() is not None:  # read tracking needs the session's routes
+        from gov.core.serving.hook_service import session_folder
+        from gov.core.serving.sessions import SessionFiles
+
+        try:
+            files = SessionFiles(session_folder())
+        except Exception:  # an unsafe runtime folder: no read tracking this turn
+            files = None
+    backend = hook_turn.InProcess(attempts=2 if asked else 1, files=files)
     turn = hook_turn.run(argv, data, cwd=os.getcwd(), environ=os.environ, start=start,
                          backend=backend)
     try:
@@ -183,6 +202,7 @@ def _in_process(argv: "list[str]", data: bytes, start: float, stdout: "BinaryIO"
             stderr.write(turn.stderr + "\n")
     finally:
         turn.finish()
+        backend.save_sessions()
     if asked and backend.used:
         from gov.core.serving import protocol
 
@@ -197,6 +217,6 @@ def register(app: "Any") -> None:
         raise typer.Exit(main(list(ctx.args)))
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
-    app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, names the documents at session start.",
+    app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, notes which routed documents the agent read.",
                 context_settings={"ignore_unknown_options": True,
                                   "allow_extra_args": True})(hook_command)

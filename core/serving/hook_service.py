@@ -27,8 +27,9 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from gov.core.serving.hook_turn import ENV_KEYS, MAX_STDIN, Turn, run
-from gov.core.serving.sessions import SessionStore
+from gov.core.serving.hook_turn import ENV_KEYS, MAX_STDIN, Turn, catalogue_of, run
+from gov.core.serving.reads import Catalogue
+from gov.core.serving.sessions import Session, SessionFiles, SessionStore
 from gov.core.telemetry import JsonlSink
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ class ServerBackend:
     """Routes from the server's loaded indexes; session memory from its store."""
 
     attempts = 1
+    memory = True
 
     def __init__(self, state: Any, sessions: SessionStore) -> None:
         self.state = state
@@ -129,7 +131,24 @@ class ServerBackend:
     def names(self, index: str, point: str | None) -> list[str]:
         return list(self.state.index(index, point).names)
 
+    def catalogue(self, index: str, point: str | None) -> Catalogue:
+        loaded = self.state.index(index, point)
+        with _stores_lock:
+            found = _catalogues.get(loaded)
+            if found is None:
+                found = _catalogues[loaded] = catalogue_of(loaded)
+            return found
 
+    def adopt(self, key: str, index: str) -> Session | None:
+        """A session the hook tracked in a state file while no server ran: taken over."""
+        try:
+            names = frozenset(self.state.index(index, None).names)
+            return SessionFiles(session_folder()).take(key, names.__contains__)
+        except Exception:  # a state file is a nicety; never a failed turn
+            return None
+
+
+_catalogues: weakref.WeakKeyDictionary[Any, Catalogue] = weakref.WeakKeyDictionary()
 _stores: weakref.WeakKeyDictionary[Any, SessionStore] = weakref.WeakKeyDictionary()
 _stores_lock = threading.Lock()
 
@@ -141,6 +160,13 @@ def sessions_of(state: Any) -> SessionStore:
         if store is None:
             store = _stores[state] = SessionStore()
         return store
+
+
+def session_folder() -> str:
+    """Where the hook keeps session state files while no warm server runs."""
+    from gov.core.serving.protocol import runtime_dir
+
+    return str(runtime_dir() / "sessions")
 
 
 def is_hook_request(sock: socket.socket) -> bool:

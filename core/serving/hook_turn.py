@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gov.core import telemetry
 from gov.core.serving import harness
 from gov.core.serving.hook_context import MIN_PROMPT_CHARS, catalogue, render
-from gov.core.serving.sessions import Session, SessionStore, session_key
+from gov.core.serving.reads import Catalogue, reads
+from gov.core.serving.sessions import Session, SessionFiles, SessionStore, session_key
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
+    from gov.core.routing.router import Router
 
 MAX_STDIN = 4 * 1024 * 1024
 ENV_KEYS = ("GOV_INDEX", "GOV_TELEMETRY_PATH")  # what a hook process tells the server
@@ -105,10 +107,15 @@ class Backend(Protocol):
 
     attempts: int
     sessions: SessionStore | None
+    memory: bool  # whether session memory may shorten a paragraph (the warm server only)
 
     def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer: ...
 
     def names(self, index: str, point: str | None) -> list[str]: ...
+
+    def catalogue(self, index: str, point: str | None) -> Catalogue: ...
+
+    def adopt(self, key: str, index: str) -> Session | None: ...
 
 
 class Turn:
@@ -116,12 +123,13 @@ class Turn:
     (record telemetry, remember what was pasted) — never before, so the harness waits for
     none of it and nothing is remembered for an answer that was not sent."""
 
-    __slots__ = ("_after", "attempt", "stderr", "stdout")
+    __slots__ = ("_after", "attempt", "sink", "stderr", "stdout")
 
-    def __init__(self, attempt: telemetry.Attempt | None) -> None:
+    def __init__(self, attempt: telemetry.Attempt | None, sink: telemetry.Sink | None) -> None:
         self.stdout = b""
         self.stderr = ""
         self.attempt = attempt
+        self.sink = sink
         self._after: list[Callable[[], None]] = []
 
     def finish(self, delivered: bool = True) -> None:
@@ -184,7 +192,7 @@ def run(argv: list[str], data: bytes, *, cwd: str, environ: Mapping[str, str], s
     sink). Never raises; call :meth:`Turn.finish` once the output is delivered.
     """
     attempt = telemetry.attempt("hook", start=start, sink=sink)
-    turn = Turn(attempt)
+    turn = Turn(attempt, sink)
     quiet = False
     try:
         options = parse_args(argv)
@@ -219,13 +227,15 @@ def _one_line(exc: BaseException) -> str:
     return "gov hook: " + first.replace("\0", " ")[:500]
 
 
-def _session(backend: Backend, payload: dict[str, Any], index: str) -> Session | None:
+def _session(backend: Backend, payload: dict[str, Any], index: str) -> tuple[str, Session] | None:
+    """The session's key and record (adopted from a state file the first time), or None."""
     session_id = harness.session_of(payload)
     if session_id is None or backend.sessions is None:
         return None
     store = backend.sessions
+    key = session_key(session_id, index)
     with store.lock:
-        return store.get(session_key(session_id, index))
+        return key, store.get(key, adopt=lambda: backend.adopt(key, index))
 
 
 def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload: dict[str, Any],
@@ -238,18 +248,22 @@ def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload
             counted = _session(backend, payload, index) if os.path.isfile(index) else None
             if counted is not None and backend.sessions is not None:
                 with backend.sessions.lock:
-                    counted.turn += 1  # turns still count: reads are timed in turns
+                    counted[1].turn += 1  # turns still count: reads are timed in turns
             return
         index, point = _checked_paths(options, payload, cwd, environ)
         _prompt_turn(turn, host, options, payload, prompt, index, point, backend)
         return
     index, point = _checked_paths(options, payload, cwd, environ)
-    session = _session(backend, payload, index)
-    if session is not None and harness.forgets_context(kind, payload):
+    found = _session(backend, payload, index)
+    if kind == harness.POST_TOOL:
+        if found is not None:
+            _tool_turn(turn, found, payload, cwd, index, point, backend)
+        return
+    if found is not None and harness.forgets_context(kind, payload):
         store = backend.sessions
         assert store is not None
         with store.lock:
-            session.forget_context()
+            found[1].forget_context()
     if kind == harness.SESSION_START and host in harness.START_CONTEXT:
         output = harness.start_output(host, catalogue(backend.names(index, point)))
         if output is not None:
@@ -260,9 +274,11 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
                  prompt: str, index: str, point: str | None, backend: Backend) -> None:
     attempt = turn.attempt
     assert attempt is not None
-    session = _session(backend, payload, index)
+    found = _session(backend, payload, index)
+    session = found[1] if found is not None else None
     store = backend.sessions
-    if session is not None and store is not None:
+    if found is not None and session is not None and store is not None:
+        attempt.session = found[0]
         with store.lock:
             session.turn += 1
     if len(prompt.strip()) < MIN_PROMPT_CHARS:
@@ -275,7 +291,7 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
         return
     now = time.time()
     kept: frozenset[str] = frozenset()
-    if session is not None and store is not None and options["memory"]:
+    if session is not None and store is not None and options["memory"] and backend.memory:
         with store.lock:
             kept = frozenset(name for name in answer.names if session.still_in_context(name, now))
     output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept))
@@ -292,26 +308,100 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
         turn._after.append(remember)
 
 
+def _tool_turn(turn: Turn, found: tuple[str, Session], payload: dict[str, Any], cwd: str,
+               index: str, point: str | None, backend: Backend) -> None:
+    """A tool ran: record each document it opened (read events), routed earlier or not."""
+    key, session = found
+    known = backend.catalogue(index, point)
+    opened = reads(payload, known, _payload_cwd(payload) or cwd)
+    if not opened:
+        return
+    store = backend.sessions
+    assert store is not None
+    now = time.time()
+    events = []
+    with store.lock:
+        for name, via in opened:
+            news, routed, turns, seconds = session.note_read(name, now)
+            if news:
+                events.append({"adapter": "hook", "session": key, "document": name, "via": via,
+                               "routed": routed, "turns_since_route": turns,
+                               "seconds_since_route": seconds,
+                               "index_fingerprint": known.fingerprint, "known": known.names,
+                               "ts": now})
+    sink = turn.sink
+
+    def record() -> None:
+        for event in events:
+            telemetry.record_read(sink, **event)
+
+    turn._after.append(record)
+
+
+def catalogue_of(router: Router) -> Catalogue:
+    """A loaded index's names and source files, for recognising reads."""
+    sources = {}
+    for name in router.names:
+        source = router.stored.document(name).source
+        if source and ":" not in source:
+            sources[name] = os.path.normpath(str(router.stored.base / source))
+    return Catalogue(list(router.names), sources, router.stored.fingerprint)
+
+
 class InProcess:
     """The backend when no warm server answers: the index is loaded in the hook process.
     No session memory here: it lives in the warm server, which the hook starts on demand."""
 
-    sessions: SessionStore | None = None
+    memory = False
 
-    def __init__(self, attempts: int = 1) -> None:
+    def __init__(self, attempts: int = 1, files: SessionFiles | None = None) -> None:
         self.attempts = attempts
+        self.files = files  # read tracking without a server: a state file per session
+        self.sessions = SessionStore() if files is not None else None
         self.used = False  # whether the turn needed an index: then a warm server would help
+        self._loaded: dict[tuple[str, str | None], Router] = {}
 
     def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer:
         from gov.core.routing.indexes import load_index
         from gov.core.routing.point import load_operating_point
 
         self.used = True
-        loaded = load_index(index, operating_point=load_operating_point(point) if point else None)
-        return loaded.route(prompt, record=False)
+        key = (index, point)
+        if key not in self._loaded:
+            self._loaded[key] = load_index(
+                index, operating_point=load_operating_point(point) if point else None)
+        return self._loaded[key].route(prompt, record=False)
 
     def names(self, index: str, point: str | None) -> list[str]:
         from gov.core.index.stored import read_document_names
 
         self.used = True
         return read_document_names(index)
+
+    def catalogue(self, index: str, point: str | None) -> Catalogue:
+        from gov.core.routing.indexes import load_index
+
+        self.used = True
+        key = (index, point)
+        if key not in self._loaded:
+            self._loaded[key] = load_index(index)  # no model is loaded until a route needs it
+        return catalogue_of(self._loaded[key])
+
+    def adopt(self, key: str, index: str) -> Session | None:
+        """The session's state file, when read tracking keeps one (telemetry is on)."""
+        if self.files is None:
+            return None
+        from gov.core.index.stored import read_document_names
+
+        known = frozenset(read_document_names(index))
+        return self.files.load(key, known.__contains__)
+
+    def save_sessions(self) -> None:
+        """Write back every session this turn touched (atomically; never raises)."""
+        if self.files is None or self.sessions is None:
+            return
+        for key, session in list(self.sessions._sessions.items()):
+            try:
+                self.files.save(key, session)
+            except (OSError, ValueError):
+                continue

@@ -13,7 +13,10 @@ sessions and old entries are dropped), never written to disk. Standard library o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -69,15 +72,18 @@ class Session:
         while len(self.routed) > MAX_NAMES:
             del self.routed[next(iter(self.routed))]
 
-    def note_read(self, name: str, now: float) -> tuple[bool, int | None, float | None]:
-        """Record that the agent opened ``name``; (whether gov had routed it in this session,
-        turns and seconds since gov last named it)."""
-        if name not in self.read and len(self.read) < MAX_NAMES:
-            self.read[name] = [self.turn, now]
+    def note_read(self, name: str, now: float) -> tuple[bool, bool, int | None, float | None]:
+        """Record that the agent opened ``name``: (whether this read is news — the first in
+        the session, or the first since gov last named it —, whether gov had routed it in
+        this session, and turns and seconds since gov last named it)."""
         entry = self.routed.get(name)
+        last = self.read.get(name)
+        news = last is None or (entry is not None and entry[3] > last[1])
+        if last is not None or len(self.read) < MAX_NAMES:
+            self.read[name] = [self.turn, now]
         if entry is None:
-            return False, None, None
-        return True, int(self.turn - entry[2]), round(max(0.0, now - entry[3]), 3)
+            return news, False, None, None
+        return news, True, int(max(0, self.turn - entry[2])), round(max(0.0, now - entry[3]), 3)
 
     def forget_context(self) -> None:
         """The agent's context was cleared or compacted: paste everything in full again."""
@@ -145,3 +151,53 @@ class SessionStore:
         while oldest is not None and now - oldest.seen > self.idle_seconds:
             self._sessions.popitem(last=False)
             oldest = next(iter(self._sessions.values()), None)
+
+
+class SessionFiles:
+    """The fallback when no warm server answers: one small state file per session.
+
+    Only for read tracking (session memory stays in the server): a file named by the
+    session key in the runtime folder's ``sessions/``, holding the same hashed, name-only
+    record, written atomically (0600) and removed after :data:`IDLE_SECONDS` idle. The
+    warm server takes a session's file over (and deletes it) the first time it sees it.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def _path(self, key: str) -> str:
+        if len(key) != 16 or not all(c in "0123456789abcdef" for c in key):
+            raise ValueError("not a session key")
+        return os.path.join(self.folder, key + ".json")
+
+    def load(self, key: str, known: Callable[[str], bool]) -> Session | None:
+        try:
+            with open(self._path(key), "rb") as handle:
+                data = json.loads(handle.read(1 << 20))
+        except (OSError, ValueError):
+            return None
+        session = Session.from_json(data, known)
+        if session is not None and time.time() - session.seen > IDLE_SECONDS:
+            return None
+        return session
+
+    def take(self, key: str, known: Callable[[str], bool]) -> Session | None:
+        session = self.load(key, known)
+        with contextlib.suppress(OSError, ValueError):
+            os.unlink(self._path(key))
+        return session
+
+    def save(self, key: str, session: Session) -> None:
+        from gov.core.atomic import write_bytes_atomic
+
+        os.makedirs(self.folder, mode=0o700, exist_ok=True)
+        write_bytes_atomic(self._path(key), json.dumps(session.to_json()).encode())
+        self._prune()
+
+    def _prune(self) -> None:
+        now = time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.folder):
+                with contextlib.suppress(OSError):
+                    if entry.name.endswith(".json") and now - entry.stat().st_mtime > IDLE_SECONDS:
+                        os.unlink(entry.path)

@@ -228,6 +228,11 @@ def payload_for(harness: str, event: str, project: Path) -> dict[str, Any]:
         return prompt_payload(harness, ROUTED, project)
     if event in ("SessionStart", "sessionStart"):
         return start_payload(harness, project, "clear" if harness != "copilot" else "new")
+    if event in ("PostToolUse", "AfterTool", "postToolUse"):
+        base = start_payload(harness, project)
+        base.pop("source", None)
+        return base | {"hook_event_name": event, "tool_name": "Bash",
+                       "tool_input": {"command": "gov show deployment"}, "tool_response": {}}
     if event in ("PreCompress", "PostCompact", "PreCompact"):
         base = start_payload(harness, project)
         base.pop("source", None)

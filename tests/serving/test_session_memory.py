@@ -78,8 +78,11 @@ def test_a_session_keeps_at_most_max_names_and_reads_time_routes() -> None:
                         pasted=[f"doc{i}" for i in range(MAX_NAMES + 10)])
     assert len(session.routed) == MAX_NAMES and "doc0" not in session.routed
     session.turn = 3
-    assert session.note_read(f"doc{MAX_NAMES + 9}", 12.5) == (True, 3, 12.5)
-    assert session.note_read("unrouted", 13.0) == (False, None, None)
+    assert session.note_read(f"doc{MAX_NAMES + 9}", 12.5) == (True, True, 3, 12.5)
+    assert session.note_read(f"doc{MAX_NAMES + 9}", 13.5)[0] is False  # not news: read already
+    assert session.note_read("unrouted", 13.0) == (True, False, None, None)
+    session.note_routed(["unrouted"], 20.0, pasted=["unrouted"])
+    assert session.note_read("unrouted", 21.0) == (True, True, 0, 1.0)  # routed since: news
 
 
 def test_keys_are_hashes_that_differ_per_index() -> None:
