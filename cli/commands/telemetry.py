@@ -289,9 +289,11 @@ def _draw_reads(out: Console, report: dict[str, Any]) -> None:
     out.print(f"[bold]Was the route read?[/] {_count(overall['read_after_routing'])} of "
               f"{_count(overall['routed'])} route episodes read ({_pct(overall['read_rate'])}); "
               f"{_count(overall['routed_never_read'])} never read; "
-              f"{_count(overall['read_unrouted'])} documents read without being routed"
-              + (f"; read {delay['turns_p50']} turns / {delay['seconds_p50']} s after the "
-                 "route (median)" if delay["turns_p50"] is not None else ""))
+              f"{_count(overall['read_unrouted'])} unrouted reads (a document opened in a session "
+              "where gov had not routed it)"
+              + (f"; read {delay['turns_p50']} turns / {delay['seconds_p50']:.0f} s after the "
+                 "route (median)" if delay["turns_p50"] is not None
+                 and delay["seconds_p50"] is not None else ""))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title="Read rate per document",
                   title_justify="left")
     for column in ("document", "routed", "read", "never read", "read unrouted", "read rate"):

@@ -379,7 +379,8 @@ def _notes(report: dict[str, Any]) -> list[str]:
         notes.append(
             f"The agent opened {overall['read_rate']:.0%} of the documents gov routed to it "
             f"({overall['read_after_routing']:,} of {overall['routed']:,} route episodes); "
-            f"it opened {_plural(overall['read_unrouted'], 'document')} gov had not routed."
+            f"in {_plural(overall['read_unrouted'], 'session-and-document pair')} it opened a "
+            "document gov had not routed."
         )
     elif total and not overall["routed"]:
         notes.append("No route episodes with a session: read rates need the harness hook "
