@@ -5,7 +5,10 @@
 Builds an index of examples/policies in a temp folder, starts the warm server, and then
 alternates, turn by turn: ``python -c pass`` (the floor: the same interpreter starting and
 exiting), ``gov hook codex`` with a real UserPromptSubmit payload answered by the warm
-server, and the same with telemetry on (``GOV_TELEMETRY_PATH`` set). Alternating keeps a
+server, the same with telemetry on (``GOV_TELEMETRY_PATH`` set), and a PostToolUse event
+of the same session reading the routed document (``gov show deployment``: a read event)
+with telemetry on. No ``OTEL_*`` variable is set: OpenTelemetry is off, as by default;
+``--python`` runs another install's ``gov`` (an older checkout, to compare). Alternating keeps a
 busy machine's noise in every row alike; the ratio to ``python -c pass`` is the figure
 that means something on a shared machine. Then a few in-process turns (``--serve
 never``). Each hook turn is a fresh session, so every answer is a full paragraph.
@@ -63,6 +66,15 @@ def payload(turn: int) -> bytes:
                        "transcript_path": None}).encode()
 
 
+def tool_payload(turn: int) -> bytes:
+    """The post-tool event after :func:`payload`'s prompt: the agent runs gov show."""
+    return json.dumps({"cwd": str(REPO), "hook_event_name": "PostToolUse",
+                       "session_id": f"bench-{turn}", "turn_id": "t", "model": "m",
+                       "permission_mode": "default", "transcript_path": None,
+                       "tool_name": "Bash", "tool_use_id": "call-1", "tool_response": "ok",
+                       "tool_input": {"command": "gov show deployment"}}).encode()
+
+
 def row(label: str, walls: list[float], cpus: list[float], floor: float | None) -> dict[str, object]:
     ordered = sorted(walls)
     median = statistics.median(ordered)
@@ -87,6 +99,8 @@ def main() -> None:
         env = {**os.environ, "GOV_RUNTIME_DIR": str(Path(tmp) / "rt")}
         env.pop("GOV_TELEMETRY_PATH", None)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for name in [name for name in env if name.startswith("OTEL_")]:
+            env.pop(name)  # OpenTelemetry off, as it is unless asked for
         on = {**env, "GOV_TELEMETRY_PATH": str(Path(tmp) / "telemetry.jsonl")}
         subprocess.run([*gov, "index", str(REPO / "examples" / "policies"), "-o", str(index), "-q"],
                        check=True, env=env)
@@ -100,14 +114,17 @@ def main() -> None:
             print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
                   f"{args.turns} turns each, alternating; {' '.join(gov)}")
             samples: dict[str, tuple[list[float], list[float]]] = {
-                key: ([], []) for key in ("python", "warm", "warm_telemetry")}
+                key: ([], []) for key in ("python", "warm", "warm_telemetry", "tool")}
             for turn in range(args.turns):
                 for key, cmd, stdin, environ in (
                         ("python", [args.python, "-c", "pass"], b"", env),
                         ("warm", hook, payload(turn), env),
-                        ("warm_telemetry", hook, payload(turn), on)):
+                        ("warm_telemetry", hook, payload(turn), on),
+                        ("tool", hook, tool_payload(turn), on)):
                     wall, cpu, out = timed(cmd, stdin, environ)
-                    if key != "python" and turn % len(PROMPTS) == 0:
+                    if key == "tool":
+                        assert out == b"", out  # a tool event prints nothing
+                    elif key != "python" and turn % len(PROMPTS) == 0:
                         assert b"deployment" in out, out  # an answer, not a silent failure
                     samples[key][0].append(wall)
                     samples[key][1].append(cpu)
@@ -119,15 +136,21 @@ def main() -> None:
             wall, cpu, _ = timed([*hook, "--serve", "never"], payload(turn), env)
             inproc[0].append(wall)
             inproc[1].append(cpu)
+        log = Path(on["GOV_TELEMETRY_PATH"])
+        kinds = [json.loads(line).get("kind", "route") for line in log.read_text().splitlines()]
+        print(f"telemetry log: {kinds.count('route')} route events, {kinds.count('read')} read events")
         floor = statistics.median(samples["python"][0])
         rows = [row("python -c pass", *samples["python"], None),
                 row("hook, warm server", *samples["warm"], floor),
                 row("hook, warm, telemetry on", *samples["warm_telemetry"], floor),
+                row("post-tool, warm, telemetry on", *samples["tool"], floor),
                 row("hook, in-process", *inproc, floor)]
         warm = rows[1]
         verdict = "ok" if float(warm["ratio_to_python"]) <= 1.6 else "MISSED"  # type: ignore[arg-type]
         print(f"warm turn: {warm['median_ms']} ms, {warm['ratio_to_python']}x python -c pass "
               f"(target <= 1.6x, and <= 25 ms on an idle machine): {verdict}")
+        if Path(args.python).absolute().parent != Path(sys.executable).absolute().parent:
+            return  # another install's figures: printed, not recorded
         out = REPO / "benchmarks" / "results" / "hook.json"
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps({"load_average": os.getloadavg()[0], "rows": rows}, indent=2) + "\n")
