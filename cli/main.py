@@ -82,8 +82,11 @@ def run(args: list[str]) -> None:
     """Run the app; a usage error is one line naming the help to read, exit 2."""
     from typer.exceptions import TyperException
 
+    from gov.cli.conventions import prepare_help
+
     try:
-        code = app(args=args, prog_name="gov", standalone_mode=False)
+        command = prepare_help(typer.main.get_command(app))
+        code = command.main(args=args, prog_name="gov", standalone_mode=False)
     except TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `gov` or a bare group: its help
             sys.stdout.write(exc.format_message().rstrip("\n") + "\n")

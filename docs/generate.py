@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import inspect
 import sys
-import typing
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
 import typer
+
+from gov.cli.conventions import metavar_of, prepare_help
 
 PROG = "gov"
 README = "README.md"
@@ -143,53 +144,8 @@ def parse_help(text: str) -> tuple[str | None, list[Block], list[Block]]:
     return usage, description, examples
 
 
-def _value_type(param: Any) -> tuple[list[str] | None, str, bool]:
-    """(choices, kind, a file only) of a parameter's value, from typer's or click's model.
-
-    typer since 0.2x describes a parameter's type with a ``type_descriptor`` (the Python
-    annotation); older typer builds click parameter types. Kind is int, float, path or str.
-    """
-    desc = getattr(param, "type_descriptor", None)
-    if desc is not None:
-        choices = [str(getattr(c, "value", c)) for c in desc.choices] if desc.choices else None
-        annotation = desc.annotation
-        if typing.get_origin(annotation) is list:
-            annotation = typing.get_args(annotation)[0]
-        kind = {int: "int", float: "float"}.get(annotation, "str")
-        if isinstance(annotation, type) and issubclass(annotation, PurePath):
-            kind = "path"
-        file_only = getattr(desc.parameter_info, "dir_okay", True) is False
-        return choices, kind, file_only
-    ptype = param.type
-    raw = getattr(ptype, "choices", None)
-    choices = [str(getattr(c, "value", c)) for c in raw] if raw else None
-    name = getattr(ptype, "name", "")
-    kind = "int" if "integer" in name else "float" if "float" in name else (
-        "path" if name == "path" else "str")
-    return choices, kind, getattr(ptype, "dir_okay", True) is False
-
-
-def _metavar(param: Any) -> str:
-    """A readable metavar: the declared one, the choices, or one named after the option."""
-    declared = getattr(param, "metavar", None)
-    if declared:
-        return str(declared)
-    choices, kind, file_only = _value_type(param)
-    if choices:
-        return "|".join(choices)
-    if kind == "int":
-        return "N"
-    if kind == "float":
-        return "NUMBER"
-    if param.param_type_name == "argument":
-        return str(param.name).upper()
-    if kind == "path":
-        return "FILE" if file_only else "PATH"
-    return str(max(param.opts, key=len).lstrip("-").upper())
-
-
 def _argument_term(param: Any) -> str:
-    metavar = _metavar(param)
+    metavar = metavar_of(param)
     if param.nargs == -1:
         metavar += "..."
     if not param.required and not metavar.startswith("["):
@@ -207,7 +163,7 @@ def _param(param: Any, ctx: typer.Context) -> Param | None:
     names = sorted(param.opts, key=len) + list(param.secondary_opts)
     term = ", ".join(names)
     if not param.is_flag and not getattr(param, "count", False):
-        term += " " + _metavar(param)
+        term += " " + metavar_of(param)
     return Param(term, names, help_text, False)
 
 
@@ -258,7 +214,7 @@ def command_tree(app: typer.Typer | None = None) -> CommandDoc:
         from gov.cli.main import app as main_app
 
         app = main_app
-    return describe(typer.main.get_command(app), [PROG])
+    return describe(prepare_help(typer.main.get_command(app)), [PROG])
 
 
 def walk(doc: CommandDoc) -> list[CommandDoc]:

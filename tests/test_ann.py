@@ -117,7 +117,7 @@ def test_cli_index_ann_and_route_exact(tmp_path: Path, example_index: Path) -> N
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["search"] == "approximate (usearch)"
     text = run_gov("index", str(POLICIES), "-o", str(target), "--ann")
-    assert "search: approximate (usearch HNSW over 44 surfaces" in text.stdout.decode()
+    assert "search: approximate (usearch HNSW over 46 surfaces" in text.stdout.decode()
     prompt = "roll the new build out to production tonight"
     near = run_gov("route", prompt, "-i", str(target), "--format", "json")
     exact = run_gov("route", prompt, "-i", str(target), "--format", "json", "--exact")

@@ -1,5 +1,5 @@
-"""Body evidence (gov index --bodies): passages, one mean vector per document, the mix into
-the semantic score, reuse on rebuild, its own default point, and calibration of its weight."""
+"""Body evidence: passages, one summary vector per document from its first passages, counted
+as more surfaces in the semantic score, on by default, cached on rebuild, and calibrated."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from gov.core.calibration.scores import Scores
 from gov.core.corpus.passages import MAX_PASSAGES, passages
 from gov.core.corpus.reader import load_corpus
 from gov.core.errors import OperatingPointError
+from gov.core.index.bodies import PASSAGES_PER_DOCUMENT
 from gov.core.routing.indexes import build_index, load_index
 from gov.core.routing.point import default_operating_point, from_json
 from tests.conftest import EXAMPLES, POLICIES, run_gov
@@ -64,7 +65,7 @@ def bodies_index(tmp_path_factory: pytest.TempPathFactory, example_index: Path) 
     return path
 
 
-def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
+def test_a_body_vector_is_the_mean_of_its_first_passages(bodies_index: Path) -> None:
     from gov.core.encode.embedding import get_encoder
 
     index = load_index(bodies_index)
@@ -72,50 +73,55 @@ def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
     name = "deployment"
     position = list(index.names).index(name)
     chunks = passages(index.text(name))
-    assert len(chunks) > 5
-    expected = np.mean(get_encoder(index.model_id or "", purpose="build").embed(chunks), axis=0)
+    assert len(chunks) > PASSAGES_PER_DOCUMENT
+    first = chunks[:PASSAGES_PER_DOCUMENT]
+    expected = np.mean(get_encoder(index.model_id or "", purpose="build").embed(first), axis=0)
     np.testing.assert_allclose(index.scorer.body_vectors[position], expected, atol=1e-5)
 
 
-def test_the_mix_moves_only_documents_with_a_body(bodies_index: Path, tmp_path: Path) -> None:
+def test_the_body_counts_as_more_surfaces_only_where_there_is_one(bodies_index: Path,
+                                                                  tmp_path: Path) -> None:
     index = load_index(bodies_index)
     vectors = index.scorer.embed(PROMPTS[:8])
     assert vectors is not None and index.scorer.body_vectors is not None
-    plain = index.scorer.semantic(vectors, pool="max", body_weight=0.0)
-    mixed = index.scorer.semantic(vectors, pool="max", body_weight=0.4)
-    body = vectors @ np.asarray(index.scorer.body_vectors).T
-    np.testing.assert_allclose(mixed, 0.6 * plain + 0.4 * body, atol=1e-5)
+    counts = index.scorer.groups.counts.astype(np.float64)
+    plain = index.scorer.semantic(vectors, pool="mean", body_surfaces=0.0)
+    for surfaces in (1.0, 2.5):
+        mixed = index.scorer.semantic(vectors, pool="mean", body_surfaces=surfaces)
+        body = vectors @ np.asarray(index.scorer.body_vectors).T
+        # A document of n surfaces: (n * mean + b * body) / (n + b), one more surface at b = 1.
+        np.testing.assert_allclose(mixed, (counts * plain + surfaces * body) / (counts + surfaces),
+                                   atol=1e-5)
     # A JSONL document without a body keeps its surface score.
     source = tmp_path / "docs.jsonl"
     source.write_text(json.dumps({"name": "bare", "trigger": "deploying a service to production"}) + "\n"
                       + json.dumps({"name": "full", "trigger": "rotating a leaked credential",
                                     "body": "Revoke the key first, then rotate it everywhere it is used."}) + "\n")
     path = tmp_path / "idx"
-    build_index(load_corpus([source]), bodies=True).write(path)
+    build_index(load_corpus([source])).write(path)
     small = load_index(path)
     assert small.header.bodies["documents"] == 1
     vec = small.scorer.embed(["ship the release to prod"])
     assert vec is not None
-    np.testing.assert_allclose(small.scorer.semantic(vec, pool="max", body_weight=0.9)[0, 0],
-                               small.scorer.semantic(vec, pool="max", body_weight=0.0)[0, 0], atol=1e-6)
+    np.testing.assert_allclose(small.scorer.semantic(vec, pool="max", body_surfaces=3.0)[0, 0],
+                               small.scorer.semantic(vec, pool="max", body_surfaces=0.0)[0, 0], atol=1e-6)
 
 
-def test_an_index_with_bodies_routes_with_the_default_measured_with_bodies(bodies_index: Path,
-                                                                          example_index: Path) -> None:
-    shipped = default_operating_point(bodies=True)
-    assert shipped.body_weight > 0 and shipped.provenance["corpus_id"] == "examples/policies"
-    with_bodies = load_index(bodies_index)
-    assert with_bodies.operating_point.id == shipped.id
-    assert load_index(example_index).operating_point.body_weight == 0.0
-    routed = with_bodies.route("rotate the stripe key that leaked", record=False)
-    assert routed.names == ["secrets-management"]
+def test_bodies_are_on_by_default_and_the_default_counts_each_as_a_surface(
+        example_index: Path, tmp_path: Path) -> None:
+    assert default_operating_point().body_surfaces == 1.0
+    assert load_index(example_index).scorer.body_vectors is not None
+    path = tmp_path / "plain"
+    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index,
+                bodies=False).write(path)
+    plain = load_index(path)
+    assert plain.scorer.body_vectors is None and plain.header.bodies is None
+    assert plain.route("roll back last night's release", record=False).names  # still routes
 
 
-def test_a_rebuild_reuses_unchanged_body_vectors(bodies_index: Path, tmp_path: Path) -> None:
-    again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index,
-                        bodies=True)
-    assert again.header.bodies["passages_embedded"] == 0
-    assert again.header.bodies["reused"] == 22
+def test_a_rebuild_takes_unchanged_passages_from_the_cache(bodies_index: Path) -> None:
+    again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index)
+    assert again.header.bodies["passages_cached"] == again.header.bodies["passages"] > 0
     np.testing.assert_array_equal(again.arrays["body_vectors"],
                                   load_index(bodies_index).scorer.body_vectors)
 
@@ -128,7 +134,7 @@ def test_approximate_search_mixes_bodies_like_exact_search(bodies_index: Path, t
         pytest.skip("usearch is not installed")
     path = tmp_path / "ann"
     build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index,
-                bodies=True, ann=True).write(path)
+                ann=True).write(path)
     near, exact = load_index(path), load_index(path, exact=True)
     assert [r.names for r in near.route_many(PROMPTS, record=False)] == [
         r.names for r in exact.route_many(PROMPTS, record=False)]
@@ -143,36 +149,45 @@ def test_calibration_weighs_the_body_when_it_separates() -> None:
     body = np.array([[0.8, 0.1, 0.0], [0.1, 0.8, 0.0], [0.8, 0.1, 0.0], [0.1, 0.8, 0.0],
                      [0.1, 0.1, 0.0], [0.1, 0.1, 0.0]] * 3)
     data = Labelled([f"p{i}" for i in range(len(expected))], [frozenset(e) for e in expected],
-                        [None] * len(expected))
+                    [None] * len(expected))
     without = cal.calibrate(names, data, Scores(np.zeros_like(semantic), semantic), confidence=False)
     scores = Scores(np.zeros_like(semantic), semantic, None, {}, body,
-                        np.array([True, True, False]))
-    assert scores.body_weights()[0] == 0.0 and len(scores.body_weights()) > 1
+                    np.array([True, True, False]), np.array([1, 1, 1]))
+    assert scores.body_choices()[0] == 0.0 and len(scores.body_choices()) > 1
     result = cal.calibrate(names, data, scores, confidence=False)
-    assert result.winner is not None and result.winner.point.body_weight > 0
+    assert result.winner is not None and result.winner.point.body_surfaces > 0
     assert result.winner.metrics["f1"] == pytest.approx(1.0)
     assert without.winner is None or (without.winner.metrics["f1"] or 0) < 1.0
-    assert {row.point.body_weight for row in result.rows} == set(scores.body_weights())
+    assert {row.point.body_surfaces for row in result.rows} == set(scores.body_choices())
 
 
-def test_body_weight_must_be_between_0_and_1() -> None:
-    base = {"gov_operating_point": 1, "params": {"body_weight": 1.5}}
-    with pytest.raises(OperatingPointError, match=r"params\.body_weight must be a number from 0 to 1"):
+def test_body_surfaces_and_shares_are_checked() -> None:
+    base = {"gov_operating_point": 1, "params": {"body_surfaces": -1}}
+    with pytest.raises(OperatingPointError, match=r"params\.body_surfaces must not be negative"):
         from_json(base, "p.json")
-    assert from_json({**base, "params": {"body_weight": 0.5}}, "p.json").body_weight == 0.5
+    assert from_json({**base, "params": {"body_surfaces": 2}}, "p.json").body_surfaces == 2.0
+    with pytest.raises(OperatingPointError, match=r"params\.background_alpha must be a number "
+                                                  r"from 0 to 1"):
+        from_json({**base, "params": {"background_alpha": 1.5}}, "p.json")
 
 
 def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
     target = tmp_path / "idx"
     target.write_bytes(example_index.read_bytes())
-    built = run_gov("index", str(POLICIES), "-o", str(target), "--bodies", "--format", "json")
+    built = run_gov("index", str(POLICIES), "-o", str(target), "--format", "json")
     assert built.returncode == 0, built.stderr
     summary = json.loads(built.stdout)
-    assert summary["bodies"]["documents"] == 22 and summary["bodies"]["passages_embedded"] > 200
-    text = run_gov("index", str(POLICIES), "-o", str(target), "--bodies")
-    assert "bodies: 22 documents with a body; 0 passages embedded, 22" in text.stdout.decode()
-    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
-    assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
+    bodies = summary["bodies"]
+    assert bodies["documents"] == 22 and 22 < bodies["passages"] <= 22 * PASSAGES_PER_DOCUMENT
+    text = run_gov("index", str(POLICIES), "-o", str(target))
+    assert (f"bodies: 22 documents with a body; {bodies['passages']} passages (at most 8 per "
+            f"document), {bodies['passages']} from the embedding cache") in text.stdout.decode()
+    plain = run_gov("index", str(POLICIES), "-o", str(tmp_path / "plain"), "--no-bodies",
+                    "--format", "json")
+    assert plain.returncode == 0 and json.loads(plain.stdout)["bodies"] is None
+    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--lexical-only",
+                    "--format", "json")
+    assert words.returncode == 0 and json.loads(words.stdout)["bodies"] is None
 
 
 def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
@@ -183,13 +198,11 @@ def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_pat
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)
     target = tmp_path / "idx"
-    build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index,
-                bodies=True).write(target)
+    build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index).write(target)
     fresh, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
     assert not rebuilt and fresh.scorer.body_vectors is not None
     page = corpus / "deployment.md"
     page.write_text(page.read_text() + "\nEvery rollback is announced in the deploys channel.\n")
     again, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
     assert rebuilt and again.scorer.body_vectors is not None
-    assert again.header.bodies["reused"] == 21  # only the edited document is re-embedded
-    assert again.operating_point.body_weight > 0  # and it keeps the default measured with bodies
+    assert again.header.bodies["passages"] - again.header.bodies["passages_cached"] <= 1

@@ -95,7 +95,7 @@ def test_confidence_threshold_abstains_where_floors_cannot() -> None:
     assert result.winner.metrics["top1"] == 1.0
     # The selection the route path runs agrees with the grid's figures.
     for row in range(len(expected)):
-        chosen, _ = select(scores.lexical[row], semantic[row], point)
+        chosen, _, *_ = select(scores.lexical[row], semantic[row], point)
         assert bool(chosen) == bool(expected[row])
 
 
@@ -166,8 +166,9 @@ def test_calibrate_writes_a_point_with_provenance(calibrated: tuple[Path, dict[s
     assert provenance["labelled"] == {"prompts": 134, "negatives": 30}
     assert provenance["metrics"]["false_alarm_rate"] == 0.0
     rows = output["rows"]
-    # Three poolings x two fusions x 6 x 6 floors.
-    assert isinstance(rows, list) and len(rows) == 216
+    # The label-free point moved (one row), then three poolings x four body weights x two
+    # fusions x 6 x 6 floors.
+    assert isinstance(rows, list) and len(rows) == 1 + 864
     assert {row["semantic_pool"] for row in rows} == {"max", "mean", "max_mean"}
     assert sum(1 for row in rows if row["winner"]) == 1
 
@@ -192,7 +193,7 @@ def test_calibrate_prints_every_row_and_the_rule(example_index: Path) -> None:
     out = result.stdout.decode()
     assert "rule: (1) zero false alarms on the negatives is a hard gate" in out
     assert out.count("★") >= 1
-    assert out.count("rrf k=60") == 108 and out.count("weighted") >= 108
+    assert out.count("rrf k=60") == 432 and out.count("weighted") >= 432
     assert b"pass --out FILE" in result.stderr
 
 
@@ -295,7 +296,7 @@ def test_a_classifier_floor_on_the_second_route_finds_two_document_prompts() -> 
     assert point.top_k == 2 and point.second_learned_floor > 0.0
     assert best.metrics["f1"] == pytest.approx(1.0)
     for row, names in enumerate(expected):
-        chosen, _ = select(scores.lexical[row], semantic[row], point, learned[row])
+        chosen, _, *_ = select(scores.lexical[row], semantic[row], point, learned[row])
         assert sorted(NAMES[c.doc] for c in chosen) == sorted(names)
     shown = [outcome.row() for outcome in cal.calibrate(NAMES, data, scores, confidence=False).rows]
     assert all("second_learned_floor" in row for row in shown)

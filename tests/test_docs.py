@@ -113,6 +113,21 @@ def test_committed_completions_match_the_cli() -> None:
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
+def test_help_prints_examples_verbatim_and_names_placeholders(doc: docgen.CommandDoc) -> None:
+    """Pasted examples must work: no line of one is rewrapped, even on a narrow terminal, and
+    values are named by their metavar (TEXT, PATH, N), never by a Python type."""
+    result = run_gov(*doc.words[1:], "--help", env={"COLUMNS": "60"})
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    printed = [line.strip() for line in text.splitlines()]
+    for block in (b for b in doc.examples if b.code):
+        for line in block.lines:
+            assert line.strip() in printed, f"{doc.name}: example line rewrapped: {line.strip()!r}"
+    python_types = re.findall(r"<(?:list\[|str>|int|float|Path|bool|dict)[^>]*>", text)
+    assert not python_types, f"{doc.name}: Python types as placeholders: {python_types}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
 def test_every_command_has_help_and_an_example(doc: docgen.CommandDoc) -> None:
     assert doc.summary, f"{doc.name} has no help text"
     assert doc.examples and all(block.lines for block in doc.examples), (

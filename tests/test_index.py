@@ -93,7 +93,9 @@ def test_stale_index_is_detected_and_refreshed(tmp_path: Path) -> None:
     refreshed, rebuilt_third = ensure_index([corpus_dir], target)
     assert rebuilt_third and "pairing" in refreshed.names
     old = time.time() - 100
-    os.utime(new, (old, old))
+    os.utime(new, (old, old))  # a new file time, the same content: a checkout, not an edit
+    assert not load_index(target).is_stale()
+    new.write_text(new.read_text().replace("mob reviews", "mob programming"))
     assert load_index(target).is_stale()
 
 

@@ -197,7 +197,13 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
     shown = run_gov("show", "on-call", "-i", str(target))
     assert shown.stdout.decode() == (POLICIES / "on-call.md").read_text()
     unknown = run_gov("show", "nope", "-i", str(target))
-    assert unknown.returncode == 1 and "deployment" in unknown.stderr.decode()
+    assert unknown.returncode == 1 and "no document named 'nope' among the index's 22" in (
+        unknown.stderr.decode())
+    typo = run_gov("show", "deploymnet", "-i", str(target))
+    assert typo.returncode == 1 and "did you mean deployment" in typo.stderr.decode()
+    assert "access-control" not in typo.stderr.decode()  # the nearest names, not all 22
+    retired = run_gov("show", "legacy-release-train", "-i", str(target))
+    assert retired.returncode == 1 and "is retired" in retired.stderr.decode()
 
 
 def test_labelled_example_set_is_well_formed() -> None:

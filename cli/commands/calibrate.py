@@ -104,11 +104,31 @@ def calibrate_command(
             "every row is above. Add example lines to the documents, relax --max-fa, "
             "or try --learn")
         return 1
+    conventions.notice(_summary(result))
     if run.written:
         conventions.notice("wrote " + " and ".join(str(path) for path in run.written))
     else:
         conventions.notice("pass --out FILE to save the winner")
     return 0
+
+
+def _summary(result: Any) -> str:
+    """The winner in one line, and what it gave up: the positives it leaves silent, and the
+    best F1 a louder point reached by letting false alarms through."""
+    from gov.core.calibration.grid import describe
+
+    row = result.winner.row()
+    head = (f"winner: {row['fusion']}, {row['semantic_pool']} pooling, floors "
+            f"{row['lexical_floor']:g}/{row['semantic_floor']:g}, second route "
+            f"{_second_rule(row)}: F1 {describe(row['f1'])}, top-1 {describe(row['top1'])}, "
+            f"false alarms {describe(row['false_alarm_rate'])}")
+    gave = f"; it stays silent on {describe(row['silent_rate'])} of the positives"
+    louder = max((outcome for outcome in result.rows if not outcome.passes_gate),
+                 key=lambda outcome: outcome.metrics["f1"] or 0.0, default=None)
+    if louder is not None and (louder.metrics["f1"] or 0.0) > (result.winner.metrics["f1"] or 0.0):
+        gave += (f"; the best F1 past the gate was {describe(louder.metrics['f1'])} at false "
+                 f"alarms {describe(louder.metrics['false_alarm_rate'])}")
+    return head + gave
 
 
 def _second_rule(row: dict[str, Any]) -> str:
@@ -163,7 +183,7 @@ def _table(out: Any, result: Any, timing: dict[str, float], prompts: int) -> Non
         mark = "★" if outcome is result.winner else ("" if outcome.passes_gate else "✗")
         table.add_row(
             mark, row["fusion"],
-            row["semantic_pool"] + (f" +body {row['body_weight']:.1f}" if row["body_weight"] else ""),
+            row["semantic_pool"] + (f" +body ×{row['body_surfaces']:g}" if row["body_surfaces"] else ""),
             f"{row['lexical_floor']:.2f}",
             f"{row['semantic_floor']:.2f}",
             str(row["top_k"]), _second_rule(row),

@@ -16,11 +16,15 @@ HELP = """Measure routing quality: recall, precision, F1, top-1, false alarms, p
 Reads the JSONL that gov route writes for labelled prompts: each row keeps its
 "expected": [names] ([] marks a prompt no document governs) and optionally "sibling":
 [names], "family" and "kind". Prints a table, or --format json. With -i, also names the
-expected documents the index does not have.
+expected documents the index does not have, and warns about prompts the index's point
+learned from. Near misses (positives that routed nothing) are listed with what they came
+nearest to when the rows were routed with --explain.
 
 Example:
 
     gov route -i .gov/index < examples/labelled.jsonl | gov eval
+
+    gov route -i .gov/index --explain < examples/labelled.jsonl | gov eval
 """
 
 COLUMNS = (
@@ -50,18 +54,26 @@ def eval_command(
     from gov.core.calibration.metrics import evaluate_jsonl
 
     known = None
+    learned: frozenset[str] = frozenset()
     if index is not None:
+        from gov.core.index.fileformat import read_header
         from gov.core.index.stored import read_document_names
 
         known = read_document_names(index)
+        stored_point = read_header(index).get("operating_point") or {}
+        learned = frozenset((stored_point.get("learned") or {}).get("texts") or ())
     where_name = str(source) if source is not None else "stdin"
     try:
         stream = source.open("rb") if source is not None else sys.stdin.buffer
     except OSError as exc:
         raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with stream:
-        report = evaluate_jsonl(stream, shown=where_name, known_names=known)
+        report = evaluate_jsonl(stream, shown=where_name, known_names=known,
+                                learned_prompts=learned)
     errors = report.errors
+    if report.learned_from:
+        conventions.warn(f"{report.learned_from} of the prompts were learned from by the index's "
+                         "operating point (gov calibrate --learn): their figures are not held out")
     if errors:
         conventions.warn(f"{errors} row(s) were route errors and are not counted")
     if report.unknown_names:
@@ -93,6 +105,7 @@ class EvalView:
 
 
 def _table(out: Any, data: dict[str, Any]) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="routing quality", title_justify="left")
@@ -110,6 +123,13 @@ def _table(out: Any, data: dict[str, Any]) -> None:
                  if "recall_with_dependencies" in overall else ""))
     if overall["negatives"] == 0:
         out.print("no negatives (expected: []): the false-alarm rate is unmeasured")
+    misses = data.get("near_misses") or []
+    if misses:
+        out.print(f"near misses (positives that routed nothing; {len(misses)} shown):")
+        for miss in misses[:20]:
+            near = ", ".join(miss["nearest"]) or "route with --explain to see"
+            out.print(f"  {escape(str(miss['prompt'])[:70])}  expected {', '.join(miss['expected'])}; "
+                      f"nearest: {escape(near)}")
     confused = {family: info for family, info in data["families"].items() if info["wrong_routes"]}
     if confused:
         out.print("family confusion (wrong documents routed for prompts of each family):")

@@ -24,9 +24,10 @@ Example:
 
     gov index --verify -o .gov/index
 
---bodies adds each document's body as evidence of its meaning: slower to build, and a route
-reads one more vector per document; without an --operating-point the index then routes with
-the shipped default point measured with bodies.
+Each document's body is evidence of its meaning: its first passages are embedded and kept
+as one summary vector (--no-bodies leaves bodies out: the trigger and examples alone).
+The corpus is also measured against a bank of prompts no document governs, so the default
+routes only what scores above them on this corpus (see gov route --explain).
 
 Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
 routes then read the vectors of the nearest surfaces' documents, not every vector.
@@ -46,7 +47,7 @@ def index_command(
     model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
     lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
     operating_point: PointOpt = None,
-    bodies: Annotated[bool, typer.Option("--bodies", help="Also embed each document's body, passage by passage, as further evidence of its meaning (one mean vector per document).")] = False,
+    bodies: Annotated[bool, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning (default), or leave bodies out.")] = True,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
@@ -106,6 +107,7 @@ def index_command(
         "divergence": divergence_of(built),
         "search": "approximate (usearch)" if header.ann else "exact",
         "bodies": header.bodies,
+        "background": header.background,
     }
     retired: list[str] = summary["retired"]
     skipped: list[str] = summary["skipped"]
@@ -119,8 +121,15 @@ def index_command(
     ]
     if header.bodies:
         body = header.bodies
-        lines.append(f"  bodies: {body['documents']} documents with a body; {body['passages_embedded']} "
-                     f"passages embedded, {body['reused']} documents' body vectors reused")
+        lines.append(f"  bodies: {body['documents']} documents with a body; {body['passages']} "
+                     f"passages (at most {body['passages_per_document']} per document), "
+                     f"{body['passages_cached']} from the embedding cache")
+    if header.background:
+        ground = header.background
+        lines.append(f"  background: {ground['bank_kept']} of {ground['bank_size']} bank prompts "
+                     f"kept; threshold {ground['threshold']:.3f}"
+                     + (f"; {ground['examples_scored']} example lines scored"
+                        if ground["examples_scored"] else ""))
     if header.ann:
         lines.append(f"  search: approximate (usearch HNSW over {header.ann['surfaces']} surfaces, "
                      f"{header.ann['candidates']} candidates per prompt, scored exactly)")

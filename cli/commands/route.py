@@ -25,12 +25,19 @@ HELP = """Route prompts to the documents that govern them (at most two), or to n
 Give one PROMPT, or JSONL on stdin ({"prompt": ...} per line; every other field passes
 through), or --text for one prompt per line. Each output object is the input plus
 "routes": [{name, score, lexical, semantic, why}] and, when the model could not load,
-"degraded": "lexical-only". One output line per input line, in order; a malformed line
-becomes {"error": {"line": N, "message": ...}} and the command exits 1 at the end.
+"degraded": "lexical-only", and "notices" when routing may be off for this corpus. One
+output line per input line, in order; a malformed line becomes {"error": {"line": N,
+"message": ...}} and the command exits 1 at the end.
+
+Silence always has a reason: --explain adds "explain" to each row (the nearest documents
+with each signal's score, the threshold in force and the rule that routed or abstained),
+and text output shows it.
 
 Example:
 
     gov route "roll back last night's release" -i .gov/index
+
+    gov route --explain "rotate the stripe key that leaked" -i .gov/index
 
     gov route -i .gov/index < examples/labelled.jsonl | gov eval
 """
@@ -63,6 +70,7 @@ def route_command(
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Also say, for each prompt, the nearest documents with each signal's score, the threshold in force and the rule that routed or abstained (text output always does).")] = False,
     exact: Annotated[bool, typer.Option("--exact", help="Read every vector even when the index has an approximate-search graph (gov index --ann).")] = False,
     input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines, or a .parquet file's rows) from this file instead of stdin.", dir_okay=False)] = None,
     engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
@@ -92,7 +100,9 @@ def route_command(
     from gov.core.routing.pipeline import Item, parse_jsonl, parse_text, stream
 
     start = telemetry.process_start() or time.perf_counter()
-    if prompt is not None and out_format != "text" and not corpus and not lexical_only and not exact:
+    explain = explain or out_format == "text"
+    if (prompt is not None and out_format != "text" and not corpus and not lexical_only
+            and not exact and not explain):
         served = from_server(prompt, str(index) if index else None,
                              str(operating_point) if operating_point else None)
         if served is not None:
@@ -119,7 +129,7 @@ def route_command(
                 pending.close()
             batch.clear()
 
-    for routed in stream(loaded, items, batch_size=batch_size):
+    for routed in stream(loaded, items, batch_size=batch_size, explain=explain):
         batch_start = start if prompt is not None else routed.started
         if batch and batch[0].start != batch_start:
             close_batch()
@@ -172,11 +182,10 @@ def _open_input(path: Path) -> IO[bytes]:
 class RowView:
     """One routed row: the JSON ``gov route`` writes, or its routes and evidence for people."""
 
-    __slots__ = ("degraded_index", "row")
+    __slots__ = ("row",)
 
-    def __init__(self, row: dict[str, Any], degraded_index: bool) -> None:
+    def __init__(self, row: dict[str, Any]) -> None:
         self.row = row
-        self.degraded_index = degraded_index
 
     def json(self) -> Any:
         return self.row
@@ -189,8 +198,9 @@ class RowView:
         from rich.markup import escape
 
         out.print(f"[bold]{escape(row['prompt'])}[/]")
-        if row.get("degraded") and not self.degraded_index:
+        if row.get("degraded"):
             out.print("  [yellow](degraded: lexical-only)[/]")
+        explained = row.get("explain") or {}
         if not row["routes"]:
             out.print("  [dim]no document governs this prompt[/]")
         for rank, route in enumerate(row["routes"], start=1):
@@ -203,6 +213,12 @@ class RowView:
                       f" ({', '.join(scores) or 'dependency'})")
             if route["why"]:
                 out.print(f"     [dim]{escape(route['why'])}[/]")
+        if explained.get("reason"):
+            out.print(f"  [dim]{escape(explained['reason'])}[/]")
+        if not row["routes"] and explained.get("nearest"):
+            near = ", ".join(f"{item['name']} ({item['gate'] if item['gate'] is not None else item['score']:.3f})"
+                             for item in explained["nearest"])  # the score the rule compared
+            out.print(f"  [dim]nearest: {escape(near)}[/]")
 
 
 class _Writer:
@@ -216,13 +232,10 @@ class _Writer:
 
     def write(self, row: dict[str, Any]) -> None:
         if self.text and not self.shown_notices:
-            self.shown_notices = True
-            out = conventions.console()
+            self.shown_notices = True  # on stderr, once: the rows are the answer
             for reason in self.index.notices:
-                out.print(f"[yellow]divergence:[/] {reason}")
-            if self.index.degraded:
-                out.print(f"[yellow]degraded: lexical-only[/] ({self.index.degraded_reason})")
-        self.reporter.item(RowView(row, self.index.degraded is not None))
+                conventions.notice(f"routing may be off for this corpus: {reason}")
+        self.reporter.item(RowView(row))
 
     def close(self) -> None:
         self.reporter.close()

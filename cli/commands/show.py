@@ -33,8 +33,8 @@ def show_command(
 ) -> int:
     fmt = view.format
     loaded = open_index(index, check_stale=False)
-    if name not in loaded.names:
-        raise InputError(f"no document named {name!r}; the index has: {', '.join(sorted(loaded.names))}")
+    if loaded.stored.position(name) is None:
+        raise InputError(loaded.stored.unknown(name))
     text = loaded.text(name)
     if fmt == "json":
         import orjson

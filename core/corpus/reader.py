@@ -8,6 +8,7 @@ sources.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -241,7 +242,7 @@ def load_corpus(
             shown = _relative(path, base_path)
             try:
                 stat = path.stat()
-                stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns))
+                stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns, file_sha256(path)))
             except OSError as exc:
                 problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
                 continue
@@ -272,6 +273,15 @@ def load_corpus(
     routable = [doc for doc in found if doc.routable]
     retired = [doc for doc in found if not doc.routable]
     return Corpus(routable, retired, skipped, roots, stamps)
+
+
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of a file's bytes (``None`` when it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def corpus_stamps(roots: Sequence[str], base: Path) -> list[FileStamp]:

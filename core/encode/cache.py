@@ -106,16 +106,17 @@ def use_cache(missing: int) -> bool:
 
 
 def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | None,
-                  dim: int | None, progress: Progress | None = None
+                  dim: int | None, progress: Progress | None = None, cache: bool | None = None,
                   ) -> tuple[dict[str, NDArray[np.float32]], int]:
     """Vectors for ``texts`` (distinct): from the disk cache, else embedded and saved.
 
     Returns the vectors and how many came from the cache. Progress counts all ``texts``,
     cached ones first, so a resumed build's bar starts where the last one stopped.
+    ``cache`` forces the disk cache on or off (default: on for large builds).
     """
-    cache = EmbeddingCache(model_folder(model_id, model_sha256), dim) \
-        if use_cache(len(texts)) else None
-    vectors = cache.lookup(texts) if cache is not None else {}
+    chunks = EmbeddingCache(model_folder(model_id, model_sha256), dim) \
+        if (use_cache(len(texts)) if cache is None else cache) else None
+    vectors = chunks.lookup(texts) if chunks is not None else {}
     hits = len(vectors)
     todo = [text for text in texts if text not in vectors]
     if progress is not None and hits:
@@ -124,7 +125,7 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
         from gov.core.encode.embedding import get_encoder
 
         encoder = get_encoder(model_id, purpose="build")
-        chunk = CHUNK_TEXTS if cache is not None else len(todo)
+        chunk = CHUNK_TEXTS if chunks is not None else len(todo)
         step = 256
         for first in range(0, len(todo), chunk):
             part = todo[first : first + chunk]
@@ -137,6 +138,6 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
             embedded = np.vstack(pieces)
             for text, vector in zip(part, embedded, strict=True):
                 vectors[text] = vector
-            if cache is not None:
-                cache.add(part, embedded)
+            if chunks is not None:
+                chunks.add(part, embedded)
     return vectors, hits

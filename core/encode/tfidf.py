@@ -166,3 +166,12 @@ class LexicalScorer:
                 if len(seen) == limit:
                     break
         return seen
+
+    def document_frequency(self, term: str) -> int | None:
+        """How many surfaces hold ``term`` (``None``: not in the vocabulary), read back from
+        its smoothed idf: idf = ln((1 + n) / (1 + df)) + 1."""
+        column = self.terms.find([term])[0] if self.terms is not None else self.lookup.get(term)
+        if column is None:
+            return None
+        idf = float(self.arrays.idf[column])
+        return max(0, round((1 + self.arrays.n_rows) / float(np.exp(idf - 1.0)) - 1))

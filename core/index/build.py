@@ -26,6 +26,7 @@ from gov.core.encode import bundle
 from gov.core.encode.tfidf import fit
 from gov.core.errors import GovError, IndexBuildError, ModelError
 from gov.core.index import doctable, termhash
+from gov.core.index.bodies import Passages
 from gov.core.index.fileformat import write_index_file
 from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
 from gov.core.index.surfaces import TRIGGER, surfaces_of
@@ -36,10 +37,12 @@ SEPARABILITY_SAMPLE = 4000
 
 @dataclass
 class BuiltIndex:
-    """A freshly built index, in memory until written."""
+    """A freshly built index, in memory until written; ``passages`` (the embedded body
+    passages) is kept for the caller and never written."""
 
     header: IndexHeader
     arrays: dict[str, np.ndarray]
+    passages: Passages | None = None
 
     def write(self, path: str | os.PathLike[str]) -> None:
         try:
@@ -131,20 +134,24 @@ def build(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = False,
+    bodies: bool = True,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
-    ``bodies``, one mean passage vector per document; with ``ann``, an approximate-search
-    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business)."""
+    ``bodies``, one summary vector per document from its first passages; with ``ann``, an
+    approximate-search graph. ``stored_point`` and ``extra_arrays`` are kept as given
+    (routing's business)."""
     documents = corpus.documents
     if not documents:
+        if corpus.skipped:
+            raise IndexBuildError(
+                f"no routable documents: {len(corpus.skipped)} file(s) have no trigger (first: "
+                f"{corpus.skipped[0]}); add a line such as '**Agent-trigger:** when this "
+                "applies' under each title, or a 'description:' in the front matter")
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
-    if lexical_only and (bodies or ann):
-        option = "--bodies" if bodies else "--ann"
-        raise IndexBuildError(f"{option} needs embeddings: it cannot be combined with "
-                              "--lexical-only")
+    if lexical_only and ann:
+        raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
     layout = surfaces_of(documents)
     lexical = fit(layout.texts)
     embeddings: NDArray[np.float32] | None = None
@@ -201,13 +208,14 @@ def build(
     ]
     arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
     arrays.update(termhash.build_arrays(lexical.vocabulary))
+    embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
         if bodies:
             from gov.core.index.bodies import body_vectors
 
-            arrays["body_vectors"], arrays["body_present"], summary = body_vectors(
-                documents, model_id, int(embeddings.shape[1]), previous, progress)
+            arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
+                documents, model_id, int(embeddings.shape[1]), progress)
             header = replace(header, bodies=summary)
         if ann:
             from gov.core.index import ann as approximate
@@ -217,4 +225,4 @@ def build(
             header = replace(header, ann=info)
         for name, array in (extra_arrays or {}).items():
             arrays[name] = array
-    return BuiltIndex(header, arrays)
+    return BuiltIndex(header, arrays, embedded)

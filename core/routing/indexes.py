@@ -23,6 +23,7 @@ from gov.core.index.build import BuiltIndex, Progress, build
 from gov.core.index.header import IndexHeader
 from gov.core.index.stored import open_stored
 from gov.core.routing import divergence
+from gov.core.routing.background import fit_background
 from gov.core.routing.point import (
     OperatingPoint,
     check_model,
@@ -32,7 +33,7 @@ from gov.core.routing.point import (
 )
 from gov.core.routing.router import Router
 
-SHIPPED = (None, "default", "default-bodies")
+SHIPPED = (None, "default")
 
 
 def build_index(
@@ -46,28 +47,32 @@ def build_index(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = False,
+    bodies: bool = True,
 ) -> BuiltIndex:
     """Build an index of ``corpus`` that stores ``operating_point`` (and what it learned).
 
-    Without a point the index routes with the shipped default (the one measured with
-    bodies when ``bodies``); a shipped default is never stored, so a newer gov's default
-    applies to an older index. A point measured under another model is refused.
+    Without a point the index routes with the shipped default, which is never stored, so a
+    newer gov's default applies to an older index. A point measured under another model is
+    refused. With a background-gated point (the default), the corpus is measured against
+    the background bank and the head is fitted (:mod:`gov.core.routing.background`).
     """
-    point = operating_point or default_operating_point(bodies=bodies)
+    point = operating_point or default_operating_point()
     shipped = point.source in SHIPPED
     if point.model_id and not lexical_only and not shipped:
         check_model(point, model_id, point.source or "operating point")
-    stored_point = point.to_json() if point.source not in (None, "default") else None
+    stored_point = point.to_json() if not shipped else None
     extra: dict[str, Any] = {}
     if not lexical_only:
         dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
         learned = point_learned(point, dim)
         if learned is not None:
             extra = {f"learned_{name}": array for name, array in learned.arrays().items()}
-    return build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
-                 progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
-                 bodies=bodies, stored_point=stored_point, extra_arrays=extra)
+    built = build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
+                  progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
+                  bodies=bodies, stored_point=stored_point, extra_arrays=extra)
+    if point.gate == "background" and "embeddings" in built.arrays:
+        fit_background(built, point)
+    return built
 
 
 def divergence_of(built: BuiltIndex) -> list[str]:

@@ -21,6 +21,7 @@ from gov.core.index.header import IndexHeader
 from gov.core.index.stored import IndexedDocument, StoredIndex
 from gov.core.routing import dependencies, divergence
 from gov.core.routing.answer import Route, RouteAnswer
+from gov.core.routing.background import Background
 from gov.core.routing.explain import why
 from gov.core.routing.point import (
     OperatingPoint,
@@ -28,9 +29,12 @@ from gov.core.routing.point import (
     point_learned,
     stored_or_default,
 )
-from gov.core.routing.select import select
+from gov.core.routing.select import Gate, rank, select
 from gov.core.scoring.learned import from_arrays
 from gov.core.scoring.scorer import Scorer
+
+# Documents an explanation lists, nearest first.
+EXPLAIN_NEAREST = 3
 
 
 class Router:
@@ -42,6 +46,7 @@ class Router:
         self.scorer = Scorer(stored, lexical_only=lexical_only, exact=exact)
         self.operating_point = self._resolve_point(operating_point)
         self._apply_learned(explicit=operating_point is not None)
+        self.background = Background.load(stored) if self.scorer.embeddings is not None else None
         self.notices = divergence.reasons(self.operating_point, stored.header)
         self.route_ms: float | None = None
 
@@ -126,21 +131,23 @@ class Router:
             self.scorer.apply_learned(learned)
 
     # -- routing ------------------------------------------------------------------------------
-    def route(self, prompt: str, *, record: bool = True) -> RouteAnswer:
-        return self.route_many([prompt], record=record)[0]
+    def route(self, prompt: str, *, record: bool = True, explain: bool = False) -> RouteAnswer:
+        return self.route_many([prompt], record=record, explain=explain)[0]
 
-    def route_many(self, prompts: Sequence[str], *, record: bool = True) -> list[RouteAnswer]:
+    def route_many(self, prompts: Sequence[str], *, record: bool = True,
+                   explain: bool = False) -> list[RouteAnswer]:
         """Route a batch of prompts (one embedding call for the whole batch).
 
         With telemetry on, each prompt records a ``library`` event unless ``record`` is
-        False (the CLI, hook and MCP adapters record their own events instead).
+        False (the CLI, hook and MCP adapters record their own events instead). With
+        ``explain``, each answer also says what it was nearest and what was in force.
         """
         started = time.perf_counter()
         point = self.operating_point
         scorer = self.scorer
         vectors = scorer.embed(prompts) if scorer.degraded is None else None
         semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
-                                    body_weight=point.body_weight)
+                                    body_surfaces=point.body_surfaces)
                     if vectors is not None else None)
         learned = scorer.learned_probabilities(vectors) if vectors is not None else None
         answers = []
@@ -150,7 +157,7 @@ class Router:
                 prompt, scorer.lexical_documents(surfaces),
                 semantic[row] if semantic is not None else None,
                 vectors[row] if vectors is not None else None,
-                learned[row] if learned is not None else None, surfaces))
+                learned[row] if learned is not None else None, surfaces, explain))
         self.route_ms = (time.perf_counter() - started) * 1000.0
         share = self.route_ms / max(len(answers), 1)
         for answer in answers:
@@ -162,8 +169,10 @@ class Router:
     def _answer(self, prompt: str, lexical: NDArray[np.float64],
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
                 learned: NDArray[np.float64] | None,
-                surface_lexical: NDArray[np.float64]) -> RouteAnswer:
-        chosen, confidence = select(lexical, semantic, self.operating_point, learned)
+                surface_lexical: NDArray[np.float64], explain: bool = False) -> RouteAnswer:
+        point = self.operating_point
+        chosen, confidence, reason, gate = select(lexical, semantic, point, learned,
+                                                  self.background)
         routes = [
             Route(self.stored.names[c.doc], c.fused, c.lexical, c.semantic,
                   why(self.scorer, prompt, c.doc, lexical=c.lexical is not None,
@@ -177,7 +186,38 @@ class Router:
             routes, degraded=self.scorer.degraded if semantic is None else None,
             confidence=confidence, notices=list(self.notices), sources=self._sources(routes),
             corpus_size=len(self.stored.names), fingerprint=self.stored.fingerprint,
-            operating_point_id=self.operating_point.id)
+            operating_point_id=self.operating_point.id, reason=reason,
+            explain=self._explain(reason, gate, lexical, semantic, learned) if explain else None)
+
+    def _explain(self, reason: str, gate: Gate | None, lexical: NDArray[np.float64],
+                 semantic: NDArray[np.float32] | None, learned: NDArray[np.float64] | None,
+                 ) -> dict[str, Any]:
+        """The nearest documents with each signal's score, the floors and threshold in
+        force, and the rule that decided: why gov routed, or why it stayed silent."""
+        point = self.operating_point
+        order, fusion, _ = rank(lexical, semantic, point, learned, limit=EXPLAIN_NEAREST)
+        gate_scores = (self.background.gate_scores(lexical, semantic, point)
+                       if self.background is not None and semantic is not None else None)
+        if gate_scores is not None:  # nearest by the score the gate compared
+            order = np.argsort(-gate_scores, kind="stable")[:EXPLAIN_NEAREST]
+
+        def score(values: NDArray[Any] | None, doc: int) -> float | None:
+            return None if values is None else round(float(values[doc]), 4)
+
+        nearest = [{"name": self.stored.names[int(doc)],
+                    "score": round(float(fusion.fused[int(doc)]), 4),
+                    "lexical": score(lexical, int(doc)), "semantic": score(semantic, int(doc)),
+                    "classifier": score(learned, int(doc)), "gate": score(gate_scores, int(doc))}
+                   for doc in order[:EXPLAIN_NEAREST]]
+        return {
+            "reason": reason,
+            "gate": None if gate is None else {
+                "score": round(gate.top, 4), "threshold": round(gate.threshold, 4),
+                "set_by": gate.guard, "background_alpha": point.background_alpha},
+            "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
+            "nearest": nearest,
+            "operating_point": point.source or "given",
+        }
 
     def _sources(self, routes: list[Route]) -> dict[str, str]:
         """Each routed document's file, for a harness to open (JSONL sources have none)."""

@@ -80,6 +80,11 @@ class Scorer:
         self._surface_groups = self.groups
         self.classifier: tuple[NDArray[np.float32], NDArray[np.float32],
                                NDArray[np.int64]] | None = None
+        # The index's own head (fitted at build on its documents against the background
+        # bank) is the classifier until calibration learns one from labels.
+        if self.embeddings is not None and stored.has_array("head_weights"):
+            self.classifier = (stored.array("head_weights"), stored.array("head_bias"),
+                               np.arange(self.documents, dtype=np.int64))
 
     # -- the query encoder ----------------------------------------------------------------
     def encoder(self) -> Any:
@@ -137,43 +142,47 @@ class Scorer:
         assert self.embeddings is not None
         return vectors @ self.embeddings.T
 
-    def semantic(self, vectors: NDArray[np.float32], *, pool: str, body_weight: float = 0.0,
+    def semantic(self, vectors: NDArray[np.float32], *, pool: str, body_surfaces: float = 0.0,
                  learned: bool = True) -> NDArray[np.float32]:
         """Per-document meaning score for each prompt vector: shape (prompts, documents).
 
         ``pool`` turns a document's surface similarities into one score (their best, their
         mean, or the two averaged); learned surfaces count unless ``learned`` is false;
-        ``body_weight`` mixes in the body evidence where the index has it.
+        ``body_surfaces`` is how many surfaces a document's body summary counts as, where
+        the index has one.
         """
         assert self.embeddings is not None
         if self.nearest is not None:
             scores = self._semantic_nearest(vectors, learned, pool)
+            groups = self._surface_groups if learned else self.groups
         else:
             if learned and self._surface_vectors is not None:
                 matrix, groups = self._surface_vectors, self._surface_groups
             else:
                 matrix, groups = self.embeddings, self.groups
             scores = groups.pool(vectors @ matrix.T, pool)
-        if body_weight > 0.0 and self.body_vectors is not None:
-            scores = self.mix_bodies(scores, vectors, body_weight)
+        if body_surfaces > 0.0 and self.body_vectors is not None:
+            scores = self.mix_bodies(scores, vectors, body_surfaces, groups.counts)
         return scores
 
     def body_similarities(self, vectors: NDArray[np.float32]) -> NDArray[np.float32] | None:
-        """Each prompt's mean passage similarity per document (``None``: no bodies)."""
+        """Each prompt's similarity to each document's body summary (``None``: no bodies)."""
         if self.body_vectors is None:
             return None
         return vectors @ np.asarray(self.body_vectors).T
 
     def mix_bodies(self, scores: NDArray[np.floating[Any]], vectors: NDArray[np.float32],
-                   weight: float) -> NDArray[np.float32]:
-        """Mix each document's mean passage similarity into its semantic score (documents
-        without a body keep theirs; under approximate search, so do the unreached ones at 0)."""
+                   body_surfaces: float, counts: NDArray[np.int64]) -> NDArray[np.float32]:
+        """Count each document's body summary as ``body_surfaces`` more surfaces: a document
+        of n surfaces scores (n * pooled + b * body) / (n + b). Documents without a body keep
+        their score; under approximate search, so do the unreached ones at 0."""
         body = self.body_similarities(vectors)
         assert body is not None and self.body_present is not None
         present = self.body_present[None, :]
         if self.nearest is not None:
             present = present & (scores != 0.0)
-        return np.asarray(mix_bodies(scores, body, present, weight), dtype=np.float32)
+        weight = body_surfaces / (counts.astype(np.float64) + body_surfaces)
+        return np.asarray(mix_bodies(scores, body, present, weight[None, :]), dtype=np.float32)
 
     def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
                           pool: str) -> NDArray[np.float32]:

@@ -49,12 +49,15 @@ def still_applies(names: list[str]) -> str:
     return _within("gov: still applies: " + ", ".join(names) + ".", MAX_BYTES)
 
 
-def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = frozenset()) -> str:
+def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = frozenset(),
+           index: str | None = None) -> str:
     """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8.
 
     Routes named in ``kept`` were pasted in full earlier in the session: they are only
     named ("still applies"), and when every route is kept that is the whole paragraph.
+    ``index`` names the index for ``gov show`` when it is not the one gov finds by default.
     """
+    show = f"gov show NAME -i {index}" if index else "gov show NAME"
     routes = [route for route in answer.routes if route.name not in kept]
     repeated = [route.name for route in answer.routes if route.name in kept]
     if not routes:
@@ -82,7 +85,7 @@ def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = f
                 how.append(f"{route.name}: {_clip(_shown_path(path, cwd), path_limit)}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
-            "Read each one in full before acting: run `gov show NAME`"
+            f"Read each one in full before acting: run `{show}`"
             + (" or open " + ", ".join(how) if how else "")
             + ". Follow them where they apply; ignore a match that is plainly unrelated."
             + tail

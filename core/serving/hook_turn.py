@@ -251,7 +251,9 @@ def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload
                     counted[1].turn += 1  # turns still count: reads are timed in turns
             return
         index, point = _checked_paths(options, payload, cwd, environ)
-        _prompt_turn(turn, host, options, payload, prompt, index, point, backend)
+        # gov show finds the default index itself; any other is named in the paragraph
+        shown = index if options["index"] or environ.get("GOV_INDEX") else None
+        _prompt_turn(turn, host, options, payload, prompt, index, point, backend, shown)
         return
     index, point = _checked_paths(options, payload, cwd, environ)
     found = _session(backend, payload, index)
@@ -271,7 +273,8 @@ def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload
 
 
 def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[str, Any],
-                 prompt: str, index: str, point: str | None, backend: Backend) -> None:
+                 prompt: str, index: str, point: str | None, backend: Backend,
+                 shown: str | None = None) -> None:
     attempt = turn.attempt
     assert attempt is not None
     found = _session(backend, payload, index)
@@ -294,7 +297,7 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
     if session is not None and store is not None and options["memory"] and backend.memory:
         with store.lock:
             kept = frozenset(name for name in answer.names if session.still_in_context(name, now))
-    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept))
+    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept, shown))
     if output is None:
         return
     turn.stdout = _json_line(output)

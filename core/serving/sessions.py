@@ -191,7 +191,7 @@ class SessionFiles:
         from gov.core.atomic import write_bytes_atomic
 
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
-        write_bytes_atomic(self._path(key), json.dumps(session.to_json()).encode())
+        write_bytes_atomic(self._path(key), json.dumps(session.to_json()).encode(), mode=0o600)
         self._prune()
 
     def _prune(self) -> None:

@@ -35,7 +35,7 @@ __all__ = ["runtime", "server"]
 CANARIES = ["sk-live-CANARY4242prompt", "CANARYpath7781", "ghp_CANARYtool0000input",
             "CANARYsession5150"]
 ROUTED = f"roll back last night's release, checkout is throwing 500s {CANARIES[0]}"
-MIXED = f"we leaked a secret in the deploy logs, rotate it and redeploy {CANARIES[0]}"
+SECRET = f"the stripe API key leaked in a public gist, rotate it now {CANARIES[0]}"
 NAMES = sorted(p.stem for p in POLICIES.glob("*.md") if "**Status:** retired" not in p.read_text())
 
 
@@ -152,7 +152,7 @@ def test_a_replayed_session_gives_exactly_the_expected_read_counts(
         ("claude-code", prompt_payload("claude-code", ROUTED, p, one)),
         ("claude-code", tool_payload("claude-code", p, "Bash", {
             "command": f"gov show deployment  # {CANARIES[2]}", "description": CANARIES[2]}, one)),
-        ("claude-code", prompt_payload("claude-code", MIXED, p, one)),
+        ("claude-code", prompt_payload("claude-code", SECRET, p, one)),
         ("claude-code", tool_payload("claude-code", p, "Read",
                                      {"file_path": str(p / "policies" / "testing.md")}, one)),
         ("claude-code", tool_payload("claude-code", p, "Bash",

@@ -112,8 +112,8 @@ def test_the_second_turn_says_still_applies_in_a_few_bytes(server: subprocess.Po
     assert "deployment (matched" in turn("claude-code", ROUTED, project, runtime, "s-2")
     assert "deployment (matched" in turn("claude-code", ROUTED, project, runtime, "s-1",
                                          "--no-session-memory")
-    mixed = turn("claude-code", "we leaked a secret in the deploy logs, rotate it and redeploy",
-                 project, runtime)
+    mixed = turn("claude-code", "a token leaked during the release rollout; rotate the secret and "
+                 "roll back the deploy", project, runtime)  # routes both: one is still in context
     assert "secrets-management (matched" in mixed and mixed.endswith("Still applies: deployment.")
 
 

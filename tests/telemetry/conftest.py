@@ -14,7 +14,10 @@ from gov.core import telemetry
 
 @pytest.fixture(autouse=True)
 def telemetry_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from gov.core.telemetry import sinks
+
     monkeypatch.delenv(telemetry.ENV_PATH, raising=False)
+    monkeypatch.setattr(sinks, "_otel_blocked", False)  # an in-process hook test blocks it
     telemetry.reset_sink()
     yield
     telemetry.reset_sink()
