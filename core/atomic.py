@@ -27,8 +27,9 @@ def atomic_writer(path: str | os.PathLike[str], *, parents: bool = True,
 
     Missing folders are created unless ``parents`` is false (then ``FileNotFoundError``). A
     new file gets the permissions any program would give it (0666 less the umask), a
-    replaced one keeps its own; ``mode`` (0o600 for private state) overrides both. On any failure (including KeyboardInterrupt) the temp file
-    is removed and the previous file at ``path`` is left untouched.
+    replaced one keeps its own; ``mode`` (0o600 for private state) overrides both. On any
+    failure (including KeyboardInterrupt) the temp file is removed and the previous file at
+    ``path`` is left untouched.
     """
     target = Path(path)
     if parents:
