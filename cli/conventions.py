@@ -96,20 +96,27 @@ def console(stderr: bool = False) -> Console:
 
 
 def notice(message: str) -> None:
-    """A notice for people, on stderr, unless ``--quiet``."""
+    """A notice for people, on stderr, unless ``--quiet``; cleaned (it may quote a corpus)."""
     if not STATE.quiet:
-        sys.stderr.write(f"gov: {message}\n")
+        from gov.core.sanitize import clean
+
+        sys.stderr.write(f"gov: {clean(message)}\n")
         sys.stderr.flush()
 
 
 def warn(message: str) -> None:
     """A warning on stderr; ``--quiet`` silences notices and progress, not warnings."""
-    sys.stderr.write(f"gov: warning: {message}\n")
+    from gov.core.sanitize import clean
+
+    sys.stderr.write(f"gov: warning: {clean(message)}\n")
     sys.stderr.flush()
 
 
 def error_line(message: str) -> None:
-    sys.stderr.write(f"gov: error: {message}\n")
+    """One line, whatever the message holds (it may quote a crafted file)."""
+    from gov.core.sanitize import clean
+
+    sys.stderr.write(f"gov: error: {clean(message)}\n")
     sys.stderr.flush()
 
 

@@ -35,6 +35,17 @@ class Annotation:
     title: str | None = None
 
 
+def shown(text: str) -> str:
+    """Text from a file or an index, for a text view: control sequences made visible
+    (:func:`gov.core.sanitize.escape_terminal`), rich markup escaped. Never obeyed by the
+    terminal, never read as markup."""
+    from rich.markup import escape
+
+    from gov.core.sanitize import escape_terminal
+
+    return escape(escape_terminal(text))
+
+
 class View(Protocol):
     """What a reporter needs of an item or a summary."""
 

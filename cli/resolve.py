@@ -1,7 +1,9 @@
 """Find and open the index a command works on, the same way for every command.
 
 Precedence: ``-i FILE``; else ``--corpus DIR`` (built or refreshed into the index path as
-needed); else ``$GOV_INDEX``; else ``.gov/index`` under the current folder.
+needed; when the default index holds another corpus, into a file beside it, so
+``--corpus`` never replaces the index the hook reads); else ``$GOV_INDEX``; else
+``.gov/index`` under the current folder.
 """
 
 from __future__ import annotations
@@ -43,8 +45,13 @@ def open_index(
     operating_point = load_point(point)
     target = index_path(index)
     if corpus:
-        from gov.core.routing.indexes import ensure_index
+        from gov.core.routing.indexes import beside, built_from, ensure_index
 
+        if index is None and built_from(target, corpus) is False:
+            # The default index is another corpus's (the one the hook reads): leave it.
+            other = target
+            target = beside(target, corpus)
+            conventions.notice(f"{other} holds an index of another corpus; using {target}")
         loaded, rebuilt = ensure_index(
             [str(p) for p in corpus], target, operating_point=operating_point,
             lexical_only=lexical_only, warn=conventions.warn, exact=exact,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,39 @@ def run_gov(*args: str, input: bytes | str | None = None, env: dict[str, str] | 
         timeout=timeout,
         check=False,
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A runtime folder (short: a socket path has at most 107 bytes) and a cache folder for
+    the whole run, set before any session fixture builds an index (so their embedding
+    caches are the suite's, never the user's); warm servers started in it are stopped at
+    the end."""
+    import shutil
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="gov-test-rt-"))
+    cache = tmp_path_factory.mktemp("cache")
+    folders = {"GOV_RUNTIME_DIR": str(runtime), "GOV_CACHE_DIR": str(cache)}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in folders.items():
+            patch.setenv(name, value)
+        yield folders
+    from gov.core.serving.protocol import send
+
+    for sock in runtime.glob("*.sock"):
+        send({"op": "stop"}, 2.0, sock)
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _isolated(_private_folders: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs apart from the person running the suite: its own runtime folder
+    (never their warm server), its own cache folder, no telemetry log of theirs. A test
+    that needs one of these sets it itself."""
+    for name, value in _private_folders.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("GOV_TELEMETRY_PATH", raising=False)
 
 
 @pytest.fixture(scope="session")

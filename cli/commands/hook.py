@@ -103,6 +103,7 @@ def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, b
     folder = _runtime_dir()
     if folder is None:
         return None
+    from gov.core.serving import identity  # binascii and gov's version: no more
     fields = [b"start=" + repr(start).encode(), b"cwd=" + os.fsencode(os.getcwd())]
     for key in ENV_KEYS:
         value = os.environ.get(key)
@@ -116,7 +117,7 @@ def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, b
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(float(os.environ.get("GOV_SERVE_TIMEOUT") or 1.5))
-        sock.connect(os.path.join(folder, "serve.sock"))
+        sock.connect(os.path.join(folder, identity.stem() + ".sock"))
         sock.sendall(request)
         sock.shutdown(_socket.SHUT_WR)
         chunks = []
@@ -127,9 +128,9 @@ def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, b
             chunks.append(chunk)
     finally:
         sock.close()
-    magic, status, stderr, stdout = b"".join(chunks).split(b"\0", 3)
-    if magic != MAGIC or status != b"ok":
-        return None
+    magic, status, signed, stderr, stdout = b"".join(chunks).split(b"\0", 4)
+    if magic != MAGIC or status != b"ok" or signed != identity.signature():
+        return None  # garbage, or another installation's or version's server
     return stdout, stderr
 
 

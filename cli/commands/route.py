@@ -182,23 +182,24 @@ def _open_input(path: Path) -> IO[bytes]:
 class RowView:
     """One routed row: the JSON ``gov route`` writes, or its routes and evidence for people."""
 
-    __slots__ = ("row",)
+    __slots__ = ("degraded_index", "row")
 
-    def __init__(self, row: dict[str, Any]) -> None:
+    def __init__(self, row: dict[str, Any], degraded_index: bool = False) -> None:
         self.row = row
+        self.degraded_index = degraded_index
 
     def json(self) -> Any:
         return self.row
 
     def text(self, out: Any) -> None:
         row = self.row
-        if "error" in row:
-            out.print(f"[red]line {row['error']['line']}: {row['error']['message']}[/]")
-            return
-        from rich.markup import escape
+        from gov.cli.reporters import shown
 
-        out.print(f"[bold]{escape(row['prompt'])}[/]")
-        if row.get("degraded"):
+        if "error" in row:
+            out.print(f"[red]line {row['error']['line']}: {shown(str(row['error']['message']))}[/]")
+            return
+        out.print(f"[bold]{shown(str(row['prompt']))}[/]")
+        if row.get("degraded") and not self.degraded_index:
             out.print("  [yellow](degraded: lexical-only)[/]")
         explained = row.get("explain") or {}
         if not row["routes"]:
@@ -209,16 +210,16 @@ class RowView:
                 scores.append(f"lexical {route['lexical']:.2f}")
             if route["semantic"] is not None:
                 scores.append(f"semantic {route['semantic']:.2f}")
-            out.print(f"  {rank}. [green]{escape(route['name'])}[/]  score {route['score']:.4f}"
+            out.print(f"  {rank}. [green]{shown(route['name'])}[/]  score {route['score']:.4f}"
                       f" ({', '.join(scores) or 'dependency'})")
             if route["why"]:
-                out.print(f"     [dim]{escape(route['why'])}[/]")
+                out.print(f"     [dim]{shown(route['why'])}[/]")
         if explained.get("reason"):
-            out.print(f"  [dim]{escape(explained['reason'])}[/]")
+            out.print(f"  [dim]{shown(explained['reason'])}[/]")
         if not row["routes"] and explained.get("nearest"):
             near = ", ".join(f"{item['name']} ({item['gate'] if item['gate'] is not None else item['score']:.3f})"
                              for item in explained["nearest"])  # the score the rule compared
-            out.print(f"  [dim]nearest: {escape(near)}[/]")
+            out.print(f"  [dim]nearest: {shown(near)}[/]")
 
 
 class _Writer:
@@ -235,7 +236,9 @@ class _Writer:
             self.shown_notices = True  # on stderr, once: the rows are the answer
             for reason in self.index.notices:
                 conventions.notice(f"routing may be off for this corpus: {reason}")
-        self.reporter.item(RowView(row))
+            if self.index.degraded:
+                conventions.notice(f"degraded: lexical-only ({self.index.degraded_reason})")
+        self.reporter.item(RowView(row, self.index.degraded is not None))
 
     def close(self) -> None:
         self.reporter.close()

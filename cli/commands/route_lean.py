@@ -121,9 +121,11 @@ def run(options: dict[str, Any]) -> int:
 
 
 def stale_warning(loaded: Any, target: object) -> str:
-    roots = " ".join(loaded.header.roots)
-    return (f"index {target} is stale (its corpus changed since the build); rebuild with: "
-            f"gov index {roots} -o {target}")
+    from gov.core.index.fileformat import rebuild_hint
+
+    return (f"index {target} is stale (its corpus changed since the build); "
+            + rebuild_hint(str(target), {"roots": list(loaded.header.roots)}).replace(
+                "rebuild it with", "rebuild with"))
 
 
 def main(args: list[str]) -> int | None:
@@ -142,8 +144,13 @@ def main(args: list[str]) -> int | None:
         return 141
     except Exception as exc:
         from gov.core.errors import GovError
+        from gov.core.sanitize import clean
 
         if not isinstance(exc, GovError):
-            raise
-        sys.stderr.write(f"gov: error: {exc}\n")
+            if os.environ.get("GOV_DEBUG"):
+                raise
+            sys.stderr.write(f"gov: error: internal error: {type(exc).__name__}: "
+                             f"{clean(str(exc), 400)} (rerun with GOV_DEBUG=1 for the traceback)\n")
+            return 2
+        sys.stderr.write(f"gov: error: {clean(str(exc))}\n")
         return exc.exit_code

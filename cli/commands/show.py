@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
+from gov.cli import conventions, options
 from gov.cli.options import IndexOpt
 from gov.cli.resolve import open_index
 from gov.core.errors import InputError
@@ -45,5 +45,9 @@ def show_command(
              "depends_on": list(doc.depends_on), "text": text},
             option=orjson.OPT_APPEND_NEWLINE))
     else:
+        if conventions.is_tty(sys.stdout):  # a terminal shows control sequences, never obeys
+            from gov.core.sanitize import escape_terminal
+
+            text = escape_terminal(text)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0

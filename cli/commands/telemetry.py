@@ -198,13 +198,14 @@ def _bar(count: int, peak: int, width: int = BAR) -> str:
 
 def _draw(out: Console, report: dict[str, Any]) -> None:
     from rich import box
-    from rich.markup import escape
     from rich.table import Table
+
+    from gov.cli.reporters import shown
 
     total = report["events"]
     span = ""
     if total:
-        first, last = (report[key][:16].replace("T", " ") for key in ("first", "last"))
+        first, last = (shown(report[key][:16].replace("T", " ")) for key in ("first", "last"))
         span = f", {first} to {last} UTC"
     since = f" since {report['since'][:19].replace('T', ' ')} UTC" if report["since"] else ""
     out.print(f"[bold]gov telemetry[/]: {_count(total)} events{since}{span}")
@@ -258,18 +259,18 @@ def _draw(out: Console, report: dict[str, Any]) -> None:
         table.add_column("routes", justify="right")
         table.add_column("of routed", justify="right")
         for row in documents["top"]:
-            table.add_row(escape(row["name"]), _count(row["count"]), _pct(row["share_of_routed"]))
+            table.add_row(shown(row["name"]), _count(row["count"]), _pct(row["share_of_routed"]))
         out.print(table)
     if documents["never_routed"]:
         out.print(f"[bold red]NEVER ROUTED[/] ({len(documents['never_routed'])}): "
-                  + ", ".join(escape(name) for name in documents["never_routed"]))
+                  + ", ".join(shown(name) for name in documents["never_routed"]))
     elif documents["never_routed"] is not None:
         out.print("Every document was routed at least once.")
     else:
         out.print("[dim]Give -i INDEX or --corpus DIR to list the documents never routed.[/]")
     if documents["not_in_corpus"]:
         out.print("Routed but not in this corpus: "
-                  + ", ".join(escape(name) for name in documents["not_in_corpus"][:20])
+                  + ", ".join(shown(name) for name in documents["not_in_corpus"][:20])
                   + (" …" if len(documents["not_in_corpus"]) > 20 else ""))
     out.print()
     _draw_reads(out, report)
@@ -351,5 +352,7 @@ def _draw_days(out: Console, days: list[dict[str, Any]]) -> None:
 
 
 def _draw_notes(out: Console, report: dict[str, Any]) -> None:
+    from gov.cli.reporters import shown
+
     for note in report["notes"]:
-        out.print(f"[bold]•[/] {note}")
+        out.print(f"[bold]•[/] {shown(note)}")

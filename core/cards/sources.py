@@ -79,7 +79,7 @@ def resolve_sources(specs: Iterable[str]) -> Sources:
         elif os.path.exists(spec):
             paths.append(spec)
         elif _GLOB_CHARS.search(spec):
-            found = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
+            found = sorted(p for p in _glob(spec) if os.path.isfile(p))
             if not found:
                 empty.append(f"{spec}: no file matches this pattern")
             paths.extend(found)
@@ -93,6 +93,17 @@ def resolve_sources(specs: Iterable[str]) -> Sources:
 def resolve(specs: Iterable[str]) -> list[str]:
     """The files ``specs`` name (see ``resolve_sources``), without the notes."""
     return resolve_sources(specs).paths
+
+
+def _glob(spec: str) -> list[str]:
+    """Files matching ``spec``; ``**`` goes through pathlib, which never descends into a
+    linked folder (``glob.glob`` does, and two links to ``.`` make it run forever)."""
+    if "**" not in spec:
+        return glob.glob(spec)
+    parts = Path(spec).parts
+    fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.search(part))
+    anchor = Path(*parts[:fixed]) if fixed else Path(".")
+    return [str(path) for path in anchor.glob(str(Path(*parts[fixed:])))]
 
 
 def _element_starts(text: str) -> list[int]:

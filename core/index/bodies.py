@@ -33,9 +33,10 @@ class Passages:
 
 def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
                  progress: Progress | None, per_document: int = PASSAGES_PER_DOCUMENT,
+                 download: bool = False,
                  ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages]:
     """One summary vector per document (zeros: no body), which documents have one, a
-    summary of the work, and the passages embedded."""
+    summary of the work, and the passages embedded. ``download``: the user named the model."""
     from gov.core.corpus.passages import passages
     from gov.core.encode.cache import embed_missing
     from gov.core.encode.embedding import model_sha256
@@ -46,7 +47,7 @@ def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
     cached = 0
     if distinct:  # through the disk cache: a rebuild embeds only the passages that changed
         fresh, cached = embed_missing(distinct, model_id, model_sha256=model_sha256(model_id),
-                                      dim=dim, progress=progress, cache=True)
+                                      dim=dim, progress=progress, cache=True, download=download)
     out = np.zeros((len(documents), dim), dtype=np.float32)
     rows: list[NDArray[np.float32]] = []
     owners: list[int] = []

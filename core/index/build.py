@@ -101,7 +101,8 @@ def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
 
 
 def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike[str] | None,
-                    progress: Progress | None) -> tuple[NDArray[np.float32], int, int]:
+                    progress: Progress | None, download: bool = False
+                    ) -> tuple[NDArray[np.float32], int, int]:
     """Every surface's vector (reusing the previous index's and the disk cache's); how many
     were reused and how many came from the cache."""
     from gov.core.encode.embedding import model_sha256
@@ -119,7 +120,7 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
 
         dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
         fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
-                                      dim=dim, progress=progress)
+                                      dim=dim, progress=progress, download=download)
         cache.update(fresh)
     return np.stack([cache[text] for text in texts]).astype(np.float32), reused, cached
 
@@ -137,11 +138,13 @@ def build(
     bodies: bool = True,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
+    download: bool = False,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
     ``bodies``, one summary vector per document from its first passages; with ``ann``, an
     approximate-search graph. ``stored_point`` and ``extra_arrays`` are kept as given
-    (routing's business)."""
+    (routing's business). ``download``: fetch a fastembed model that is not cached (only
+    when the user named it)."""
     documents = corpus.documents
     if not documents:
         if corpus.skipped:
@@ -160,7 +163,8 @@ def build(
     if not lexical_only:
         from gov.core.encode.embedding import model_sha256
 
-        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress)
+        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
+                                                     download)
         model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
     trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
     base_path = Path(base) if base is not None else Path.cwd()
@@ -215,7 +219,7 @@ def build(
             from gov.core.index.bodies import body_vectors
 
             arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
-                documents, model_id, int(embeddings.shape[1]), progress)
+                documents, model_id, int(embeddings.shape[1]), progress, download=download)
             header = replace(header, bodies=summary)
         if ann:
             from gov.core.index import ann as approximate

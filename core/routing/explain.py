@@ -1,7 +1,8 @@
 """The evidence behind a route: the words that matched and the surface nearest in meaning.
 
 gov names documents and evidence, never rule text: the words shown are the prompt's own,
-and the surface quoted is a trigger (named, not quoted) or an example prompt. Words are
+and the surface quoted is a trigger (named, not quoted) or an example prompt, cleaned of
+control and invisible characters and capped (:func:`gov.core.sanitize.clean`). Words are
 shown only when they discriminate (held by few of the corpus's surfaces): "use, file"
 matched everywhere says nothing, and a reader should be able to dismiss a bad route at a
 glance. The meaning evidence says which surface came nearest, and how near.
@@ -13,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gov.core.index.surfaces import LEARNED, TRIGGER
+from gov.core.sanitize import clean
 from gov.core.scoring.scorer import Scorer
 
 MAX_QUOTE = 80
@@ -55,7 +57,5 @@ def why(scorer: Scorer, prompt: str, doc: int, *, lexical: bool, semantic: bool,
             parts.append(f"meaning: trigger {nearest.score:.2f}")
         else:
             label = "learned example" if nearest.kind == LEARNED else "example"
-            text = nearest.text
-            shown = text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 3] + "..."
-            parts.append(f'meaning: {label} {nearest.score:.2f} "{shown}"')
+            parts.append(f'meaning: {label} {nearest.score:.2f} "{clean(nearest.text, MAX_QUOTE)}"')
     return "; ".join(parts)

@@ -9,7 +9,6 @@ library's earlier name for it), and :func:`gov.core.routing.indexes.load_index` 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gov.core.errors import OperatingPointError
 from gov.core.index.header import IndexHeader
 from gov.core.index.stored import IndexedDocument, StoredIndex
 from gov.core.routing import dependencies, divergence
@@ -30,8 +30,9 @@ from gov.core.routing.point import (
     stored_or_default,
 )
 from gov.core.routing.select import Gate, rank, select
+from gov.core.routing.sources import SourceFiles
 from gov.core.scoring.learned import from_arrays
-from gov.core.scoring.scorer import Scorer
+from gov.core.scoring.scorer import DEGRADED_LEXICAL, Scorer
 
 # Documents an explanation lists, nearest first.
 EXPLAIN_NEAREST = 3
@@ -49,6 +50,7 @@ class Router:
         self.background = Background.load(stored) if self.scorer.embeddings is not None else None
         self.notices = divergence.reasons(self.operating_point, stored.header)
         self.route_ms: float | None = None
+        self._source_files = SourceFiles(stored)
 
     # -- identity and documents (the stored index's) ------------------------------------------
     @property
@@ -108,7 +110,10 @@ class Router:
             if model_id:
                 check_model(explicit, model_id, explicit.source or "operating point")
             return explicit
-        return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        try:
+            return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        except OperatingPointError as exc:  # the index's own point: rebuilding fixes it
+            raise self.stored.malformed(exc.message) from None
 
     def _apply_learned(self, explicit: bool) -> None:
         """What the point learned: from the file beside an explicit point, else the index."""
@@ -125,8 +130,11 @@ class Router:
                       if self.stored.has_array(f"learned_{name}")}
             if not stored:
                 return
-            learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored learned "
-                                  "arrays)", dim)
+            try:
+                learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored "
+                                      "learned arrays)", dim)
+            except OperatingPointError as exc:
+                raise self.stored.malformed(exc.message) from None
         if learned is not None:
             self.scorer.apply_learned(learned)
 
@@ -140,30 +148,53 @@ class Router:
 
         With telemetry on, each prompt records a ``library`` event unless ``record`` is
         False (the CLI, hook and MCP adapters record their own events instead). With
-        ``explain``, each answer also says what it was nearest and what was in force.
+        ``explain``, each answer also says what it was nearest and what was in force. Damage
+        in the index that shows only now (a score that is not a number, a record that does
+        not decode) is an :class:`~gov.core.errors.IndexLoadError`, never a wrong answer.
         """
         started = time.perf_counter()
-        point = self.operating_point
         scorer = self.scorer
-        vectors = scorer.embed(prompts) if scorer.degraded is None else None
-        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
-                                    body_surfaces=point.body_surfaces)
-                    if vectors is not None else None)
-        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
-        answers = []
-        for row, prompt in enumerate(prompts):
-            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
-            answers.append(self._answer(
-                prompt, scorer.lexical_documents(surfaces),
-                semantic[row] if semantic is not None else None,
-                vectors[row] if vectors is not None else None,
-                learned[row] if learned is not None else None, surfaces, explain))
+        vectors, failure = scorer.try_embed(prompts) if scorer.degraded is None else (None, None)
+        if failure is not None and len(prompts) > 1:
+            # One prompt the encoder refuses must not cost the others their meaning.
+            return [answer for prompt in prompts
+                    for answer in self.route_many([prompt], record=record, explain=explain)]
+        try:
+            with np.errstate(all="ignore"):  # a damaged array is reported once, below, not warned
+                answers = self._answers(prompts, vectors, DEGRADED_LEXICAL if failure else None,
+                                        explain)
+        except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise self.stored.malformed(f"{type(exc).__name__}: {exc}") from None
         self.route_ms = (time.perf_counter() - started) * 1000.0
         share = self.route_ms / max(len(answers), 1)
         for answer in answers:
             answer.route_ms = share
         if record:
             self._record_library(answers, started)
+        return answers
+
+    def _answers(self, prompts: Sequence[str], vectors: NDArray[np.float32] | None,
+                 failed: str | None, explain: bool) -> list[RouteAnswer]:
+        point = self.operating_point
+        scorer = self.scorer
+        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
+                                    body_surfaces=point.body_surfaces)
+                    if vectors is not None else None)
+        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
+        self._finite(semantic, "semantic scores")
+        self._finite(learned, "learned probabilities")
+        answers = []
+        for row, prompt in enumerate(prompts):
+            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
+            lexical = scorer.lexical_documents(surfaces)
+            self._finite(lexical, "lexical scores")
+            answer = self._answer(
+                prompt, lexical, semantic[row] if semantic is not None else None,
+                vectors[row] if vectors is not None else None,
+                learned[row] if learned is not None else None, surfaces, explain)
+            if failed and answer.degraded is None:
+                answer.degraded = failed
+            answers.append(answer)
         return answers
 
     def _answer(self, prompt: str, lexical: NDArray[np.float64],
@@ -219,13 +250,21 @@ class Router:
             "operating_point": point.source or "given",
         }
 
+    def _finite(self, scores: NDArray[Any] | None, what: str) -> None:
+        """Scores of a sound index are numbers; NaN or infinity means a damaged array (the
+        row a route computes is checked, not the whole matrix at every load)."""
+        if scores is not None and not bool(np.isfinite(scores).all()):
+            raise self.stored.malformed(f"{what} are not finite numbers: the stored vectors "
+                                        "or weights are damaged")
+
     def _sources(self, routes: list[Route]) -> dict[str, str]:
-        """Each routed document's file, for a harness to open (JSONL sources have none)."""
+        """Each routed document's file, for a harness to open, when it is safe to name
+        (:mod:`gov.core.routing.sources`: inside the corpus, holding what was indexed)."""
         out = {}
         for route in routes:
-            source = self.stored.document(route.name).source
-            if source and ":" not in source:
-                out[route.name] = os.path.normpath(str(self.stored.base / source))
+            path = self._source_files.path(route.name)
+            if path is not None:
+                out[route.name] = path
         return out
 
     def _record_library(self, answers: list[RouteAnswer], started: float) -> None:

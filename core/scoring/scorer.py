@@ -71,7 +71,10 @@ class Scorer:
         if self.embeddings is not None and stored.header.ann is not None and not exact:
             from gov.core.index.ann import ARRAY, NearestSurfaces
 
-            self.nearest = NearestSurfaces(stored.array(ARRAY), stored.header.ann, stored.where)
+            self.nearest = NearestSurfaces(
+                stored.array(ARRAY), stored.header.ann, stored.where,
+                (int(self.embeddings.shape[0]), int(self.embeddings.shape[1])),
+                hint=stored.malformed("").hint)
         # What calibration learned: labelled prompts as further surfaces, and a classifier.
         self.learned_vectors: NDArray[np.float32] | None = None
         self.learned_doc: NDArray[np.int64] | None = None
@@ -111,14 +114,23 @@ class Scorer:
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
         """The prompts' vectors, or ``None`` when routing is (or becomes) words only."""
+        vectors, failure = self.try_embed(prompts)
+        if failure is not None:
+            self.degrade(failure)
+        return vectors
+
+    def try_embed(self, prompts: Sequence[str]
+                  ) -> tuple[NDArray[np.float32] | None, str | None]:
+        """The prompts' vectors (``None``: words only), and why embedding failed for these
+        prompts, if it did: a failure of one call (a prompt the tokenizer refuses, say)
+        degrades that call, not every later route of a long-lived server."""
         encoder = self.encoder()
         if encoder is None:
-            return None
+            return None, None
         try:
-            return encoder.embed(prompts)  # type: ignore[no-any-return]
+            return encoder.embed(prompts), None
         except Exception as exc:  # a runtime failure mid-route degrades, never aborts
-            self.degrade(f"embedding failed: {exc}")
-            return None
+            return None, f"embedding failed: {exc}"
 
     # -- words ----------------------------------------------------------------------------
     def lexical_surfaces(self, prompt: str) -> NDArray[np.float64]:

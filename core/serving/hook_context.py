@@ -2,16 +2,23 @@
 
 It never carries rule text — only names, the evidence that matched, how to read the
 whole document, and the degraded and divergence notices — and it stays within
-:data:`MAX_BYTES` however long the names, evidence and notices are. Within a session, a
-document already pasted is named again in a few bytes ("still applies: NAME"). Where a
-harness cannot add context per prompt, :func:`catalogue` is what it gets at session start:
-the corpus's document names and how to ask gov, within :data:`CATALOGUE_MAX_BYTES`.
+:data:`MAX_BYTES` however long the names, evidence and notices are. Everything in it
+that came from a file passes :func:`gov.core.sanitize.clean` (no control or invisible
+characters, capped), and it names a file only when the router vouched for it
+(:mod:`gov.core.routing.sources`); otherwise it says how to read the document from the
+index: ``gov show NAME -i INDEX``. Within a session, a document already pasted is named
+again in a few bytes ("still applies: NAME"). Where a harness cannot add context per
+prompt, :func:`catalogue` is what it gets at session start: the corpus's document names
+and how to ask gov, within :data:`CATALOGUE_MAX_BYTES`.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING, Any
+
+from gov.core.sanitize import MAX_NAME_LENGTH, clean
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
@@ -19,12 +26,11 @@ if TYPE_CHECKING:
 MAX_BYTES = 1024
 CATALOGUE_MAX_BYTES = 2048
 MIN_PROMPT_CHARS = 12
+MAX_NAME = MAX_NAME_LENGTH  # a longer name is no document's (the reader's rule)
 
 
 def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)].rstrip() + "…"
+    return clean(text, limit)
 
 
 def _shown_path(path: str, cwd: str | None) -> str:
@@ -46,43 +52,56 @@ def _within(text: str, limit: int) -> str:
 
 def still_applies(names: list[str]) -> str:
     """The few bytes that name documents already in the agent's context this session."""
-    return _within("gov: still applies: " + ", ".join(names) + ".", MAX_BYTES)
+    return _within("gov: still applies: " + ", ".join(clean(name, MAX_NAME) for name in names)
+                   + ".", MAX_BYTES)
+
+
+def _safe_path(path: str, cwd: str | None) -> str | None:
+    """``path`` as shown (relative to ``cwd`` when inside it), or ``None`` when it holds a
+    character that cleaning would change (pointing at a different file is worse than none)."""
+    shown = _shown_path(path, cwd)
+    return shown if clean(shown) == shown else None
 
 
 def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = frozenset(),
-           index: str | None = None) -> str:
+           index: str | None = None, notices: bool = True) -> str:
     """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8.
 
     Routes named in ``kept`` were pasted in full earlier in the session: they are only
     named ("still applies"), and when every route is kept that is the whole paragraph.
-    ``index`` names the index for ``gov show`` when it is not the one gov finds by default.
+    ``index`` (the index routed with, when it is not the one gov finds by default) goes
+    into the ``gov show`` command it suggests. ``notices``: whether to say the corpus's
+    divergence notices (a session hears them once).
     """
-    show = f"gov show NAME -i {index}" if index else "gov show NAME"
     routes = [route for route in answer.routes if route.name not in kept]
     repeated = [route.name for route in answer.routes if route.name in kept]
     if not routes:
         return still_applies(repeated)
-    tail = (" Still applies: " + ", ".join(repeated) + ".") if repeated else ""
+    tail = (" Still applies: " + ", ".join(clean(name, MAX_NAME) for name in repeated)
+            + ".") if repeated else ""
     sources = answer.sources
-    notices: list[str] = []
+    shown_index = _safe_path(index, cwd) if index else None
+    show = "gov show NAME" + (f" -i {shlex.quote(shown_index)}" if shown_index else "")
+    said: list[str] = []
     if answer.degraded:
-        notices.append("Routing used words only (the embedding model was unavailable), so "
-                       "these matches are weaker than usual.")
-    for reason in answer.notices:
-        notices.append(f"Routing may be off for this corpus: {reason}.")
+        said.append("Routing used words only (the embedding model was unavailable), so "
+                    "these matches are weaker than usual.")
+    for reason in answer.notices if notices else ():
+        said.append(f"Routing may be off for this corpus: {reason}.")
     for evidence_limit, path_limit, notice_limit in ((160, 160, 240), (90, 100, 160),
                                                      (50, 60, 100), (0, 0, 60), (0, 0, 0)):
         items = []
         for route in routes:
-            item = route.name
+            item = clean(route.name, MAX_NAME)
             if evidence_limit and route.why:
                 item += f" (matched {_clip(route.why, evidence_limit)})"
             items.append(item)
         how = []
         for route in routes:
             path = sources.get(route.name)
-            if path and path_limit:
-                how.append(f"{route.name}: {_clip(_shown_path(path, cwd), path_limit)}")
+            shown = _safe_path(path, cwd) if path else None
+            if shown and path_limit and len(shown) <= path_limit:
+                how.append(f"{clean(route.name, MAX_NAME)}: {shown}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
             f"Read each one in full before acting: run `{show}`"
@@ -91,8 +110,8 @@ def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = f
             + tail
         )
         if notice_limit:
-            text += "".join(" " + _clip(notice, notice_limit) for notice in notices)
-        elif notices and evidence_limit == 0 and path_limit == 0:
+            text += "".join(" " + _clip(notice, notice_limit) for notice in said)
+        elif said and evidence_limit == 0 and path_limit == 0:
             text += " Notices apply; see `gov route --format text`."
         if len(text.encode("utf-8")) <= MAX_BYTES:
             return text

@@ -10,12 +10,14 @@ The framing is binary, not the JSON lines of the other requests (the client woul
 importing ``json``), and starts with :data:`MAGIC`, so one peeked byte tells the two apart::
 
     request: MAGIC NUL count NUL field NUL ... field NUL stdin-bytes      (to EOF)
-    reply:   MAGIC NUL status NUL stderr-line NUL stdout-bytes            (to EOF)
+    reply:   MAGIC NUL status NUL signature NUL stderr-line NUL stdout-bytes   (to EOF)
 
 Fields are ``start=FLOAT`` (the process start on the shared monotonic ``perf_counter``
 clock), ``cwd=PATH``, ``env:NAME=VALUE`` for :data:`~gov.core.serving.hook_turn.ENV_KEYS`
 and ``arg=ARG`` per argument, as file-system bytes. The status is ``ok``; anything else
-(or no reply) makes the client run the turn in-process.
+(or no reply) makes the client run the turn in-process. The signature is the server's
+installation and version (:func:`gov.core.serving.identity.signature`): a client takes a
+reply only with its own.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from gov.core.serving.hook_turn import ENV_KEYS, MAX_STDIN, Turn, catalogue_of, run
+from gov.core.serving.identity import signature
 from gov.core.serving.reads import Catalogue
 from gov.core.serving.sessions import Session, SessionFiles, SessionStore
 from gov.core.telemetry import JsonlSink
@@ -93,15 +96,16 @@ def decode_request(data: bytes) -> HookRequest:
 
 
 def encode_reply(turn: Turn) -> bytes:
-    return MAGIC + b"\0ok\0" + turn.stderr.encode("utf-8", "replace").replace(b"\0", b" ") \
-        + b"\0" + turn.stdout
+    return (MAGIC + b"\0ok\0" + signature() + b"\0"
+            + turn.stderr.encode("utf-8", "replace").replace(b"\0", b" ") + b"\0" + turn.stdout)
 
 
 def decode_reply(data: bytes) -> tuple[bytes, bytes]:
-    """(stdout, stderr) from a reply; ValueError when it is not an ``ok`` one."""
-    magic, status, stderr, stdout = data.split(b"\0", 3)
-    if magic != MAGIC or status != b"ok":
-        raise ValueError("not a hook reply")
+    """(stdout, stderr) from a reply; ValueError when it is not an ``ok`` one of this
+    installation and version."""
+    magic, status, signed, stderr, stdout = data.split(b"\0", 4)
+    if magic != MAGIC or status != b"ok" or signed != signature():
+        raise ValueError("not a hook reply of this installation")
     return stdout, stderr
 
 

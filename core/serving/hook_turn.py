@@ -294,19 +294,25 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
         return
     now = time.time()
     kept: frozenset[str] = frozenset()
+    noticed = False
     if session is not None and store is not None and options["memory"] and backend.memory:
         with store.lock:
             kept = frozenset(name for name in answer.names if session.still_in_context(name, now))
-    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept, shown))
+            noticed = session.noticed
+    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept, shown,
+                                                notices=not noticed))
     if output is None:
         return
     turn.stdout = _json_line(output)
     if session is not None and store is not None:
         names, pasted = answer.names, [name for name in answer.names if name not in kept]
 
+        said = bool(answer.notices)
+
         def remember() -> None:
             with store.lock:
                 session.note_routed(names, now, pasted)
+                session.noticed = session.noticed or said
 
         turn._after.append(remember)
 

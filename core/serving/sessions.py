@@ -42,16 +42,18 @@ class Session:
 
     ``routed[name] = [pasted turn, pasted time, routed turn, routed time]``: when the
     document was last put in context in full, and when gov last named it at all;
-    ``read[name] = [turn, time]`` of the first time the agent opened it.
+    ``read[name] = [turn, time]`` of the first time the agent opened it; ``noticed``:
+    whether the corpus's divergence notices were said this session (they are said once).
     """
 
-    __slots__ = ("read", "routed", "seen", "turn")
+    __slots__ = ("noticed", "read", "routed", "seen", "turn")
 
     def __init__(self, now: float) -> None:
         self.turn = 0
         self.routed: dict[str, list[float]] = {}
         self.read: dict[str, list[float]] = {}
         self.seen = now
+        self.noticed = False
 
     def still_in_context(self, name: str, now: float) -> bool:
         """Whether ``name`` was pasted in full recently enough to name it in a few bytes."""
@@ -89,9 +91,11 @@ class Session:
         """The agent's context was cleared or compacted: paste everything in full again."""
         for entry in self.routed.values():
             entry[0] = -REPEAT_AFTER_TURNS
+        self.noticed = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"turn": self.turn, "routed": self.routed, "read": self.read, "seen": self.seen}
+        return {"turn": self.turn, "routed": self.routed, "read": self.read, "seen": self.seen,
+                "noticed": self.noticed}
 
     @classmethod
     def from_json(cls, data: Any, known: Callable[[str], bool]) -> Session | None:
@@ -100,6 +104,7 @@ class Session:
         try:
             session = cls(float(data["seen"]))
             session.turn = int(data["turn"])
+            session.noticed = data.get("noticed") is True
             for field, size in (("routed", 4), ("read", 2)):
                 entries = data[field]
                 if not isinstance(entries, dict):

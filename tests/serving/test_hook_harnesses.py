@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from gov.cli.commands.hook import main as hook_main
 from gov.core.serving.harness import EVENTS, HARNESSES
 from gov.core.serving.hook_context import CATALOGUE_MAX_BYTES, MAX_BYTES
-from gov.core.serving.protocol import request
+from gov.core.serving.protocol import request, socket_name
 from tests.conftest import POLICIES, REPO, gov_on_path
 from tests.serving.hook_contracts import (
     context_of,
@@ -70,7 +70,7 @@ def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "serve", "--idle-timeout", "300"],
                             env={**os.environ, **env}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    sock = Path(env["GOV_RUNTIME_DIR"]) / "serve.sock"
+    sock = Path(env["GOV_RUNTIME_DIR"]) / socket_name()
     deadline = time.time() + 90
     while time.time() < deadline:
         if sock.exists() and request({"op": "ping"}, path=sock) is not None:
@@ -180,7 +180,7 @@ def test_the_warm_server_renders_what_the_hook_would_for_every_harness(
         warm = run_hook(harness, "--no-session-memory", payload=payload, env=runtime)
         cold = run_hook(harness, "--serve", "never", payload=payload, env=runtime)
         assert warm.returncode == 0 and warm.stdout == cold.stdout and warm.stderr == cold.stderr
-    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock")
+    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
     assert info is not None and info["requests"] >= len(payloads)
 
 
@@ -203,8 +203,11 @@ def test_the_warm_hook_process_imports_almost_nothing(server: subprocess.Popen[b
     imported = {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
     assert {"gov.cli.commands.hook", "_socket"} <= imported
     heavy = {"re", "json", "typing", "pathlib", "tempfile", "dataclasses", "enum", "socket",
-             "gov.core", "numpy", "typer"}
+             "hashlib", "numpy", "typer"}
     assert not imported & heavy, imported & heavy
+    # of the library, only the package markers and the identity the socket is named by
+    library = {name for name in imported if name.startswith("gov.core")}
+    assert library <= {"gov.core", "gov.core.serving", "gov.core.serving.identity"}, library
 
 
 # --- the settings examples, run as the harness runs them ------------------------------

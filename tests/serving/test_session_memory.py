@@ -165,3 +165,31 @@ def test_a_replayed_20_turn_session_saves_context_bytes(server: subprocess.Popen
     assert shortest < 150  # "still applies" in its object: a few bytes, not a paragraph
     print(json.dumps({"turns": 20, "bytes_without_memory": sum(full),
                       "bytes_with_memory": sum(remembered), "saved": saved}))
+
+
+def test_divergence_notices_are_said_once_per_session(project: Path, runtime: dict[str, str],
+                                                      server: subprocess.Popen[bytes]) -> None:
+    """A corpus far from the operating point's: the first routed turn of a session says so,
+    later turns do not (about 200 bytes a turn), a new session hears it again, and
+    without session memory every turn says it."""
+    from gov.core.routing.point import default_operating_point
+
+    point = default_operating_point()
+    data = json.loads((REPO / "core" / "data" / "operating_point.json").read_text())
+    data.setdefault("provenance", {})["corpus_size"] = 2000  # the examples have 22
+    path = project / "point.json"
+    path.write_text(json.dumps(data))
+    assert point.gate == "background"
+
+    def turn(session: str, *extra: str) -> str:
+        result = run_hook("codex", "--operating-point", str(path), *extra,
+                          payload=prompt_payload("codex", ROUTED, project, session=session),
+                          env=runtime)
+        assert result.returncode == 0, result.stderr
+        return context_of(json.loads(result.stdout))
+
+    first, second = turn("s-notice"), turn("s-notice")
+    assert "Routing may be off for this corpus" in first and "2000" in first
+    assert "Routing may be off" not in second
+    assert "Routing may be off" in turn("s-other")
+    assert all("Routing may be off" in turn("s-off", "--no-session-memory") for _ in range(2))
