@@ -44,7 +44,7 @@ def test_cli_route_records_each_row_and_leaks_nothing(example_index: Path, tmp_p
     assert result.returncode == 1  # the third row is malformed
     got = events(sink)
     assert [e["outcome"] for e in got] == ["routed", "abstained", "failed"]
-    assert got[0]["routes"] and got[0]["adapter"] == "cli" and got[1]["routes"] == []
+    assert got[0]["routes"] and got[0]["adapter"] == "cli-stream" and got[1]["routes"] == []
     assert got[2]["failure_class"] == "input"
     assert all(e["index_fingerprint"] == load_index(example_index).fingerprint for e in got[:2])
     assert_clean(sink)

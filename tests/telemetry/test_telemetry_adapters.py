@@ -95,7 +95,7 @@ def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
     assert not found, f"canary traces reached the sink: {found}"
     events = [telemetry.validate_event(orjson.loads(line)) for line in data.splitlines()]
     adapters = {event["adapter"] for event in events}
-    assert adapters == {"cli", "hook", "library", "mcp"}
+    assert adapters == {"cli", "cli-stream", "hook", "library", "mcp"}  # stdin rows: cli-stream
     assert len(events) >= 4 * len(SECRET_PROMPTS) + 3
     failures = {event["failure_class"] for event in events if event["outcome"] == "failed"}
     assert {"input", "index_load"} <= failures
