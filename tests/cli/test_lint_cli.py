@@ -82,6 +82,10 @@ def test_sarif_output_validates_against_the_sarif_2_1_0_schema(lint) -> None:  #
                                            format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
     assert errors == []
+    # The schema does reject a malformed log: a result whose region has no start line.
+    broken = json.loads(done.stdout)
+    del broken["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+    assert list(validator.iter_errors(broken))
     assert log["version"] == "2.1.0" and log["$schema"]
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
