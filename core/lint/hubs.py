@@ -7,11 +7,11 @@ operating point's pooling, the index's head and families) and selected by the ro
 kernel, its gate included; a document the router would deliver for many of them has
 surfaces broad enough to take prompts that are not its own. (Ranking first alone is no
 finding: a gate routes the best of weak candidates nowhere.) Under the background gate,
-whose threshold is set by this same bank, what still routes is mostly the bank prompts
-screened as governed by a document's own surfaces (a greeting against a document whose
-trigger is about greetings): a document that governs many of them is a hub the gate
-cannot hold back. The bank's vectors are kept in the
-embedding cache, so only the first lint on a machine pays for embedding them.
+whose threshold this same bank sets, about its ``background_alpha`` share of the bank gets
+through by construction, with the prompts screened as governed by a document's own lines;
+a document that takes most of them is a hub the gate's hub penalty did not hold back. The
+bank's vectors are kept in the embedding cache, so only the first lint on a machine pays for
+embedding them.
 """
 
 from __future__ import annotations

@@ -234,8 +234,8 @@ class _Run:
         least = self.config.whole("hub_min_prompts")
         # The background gate's threshold is set by this same bank: it lets through its own
         # small share of it (background_alpha) whatever the corpus, so a share of the bank
-        # means nothing there; a document that takes hub_min_prompts of what gets through
-        # (the bank prompts its own lines govern) is the finding.
+        # means nothing there; a document that takes hub_min_prompts of what gets through is
+        # (tests/lint's planted hub takes 17 of the 25 bank prompts that get through).
         gated = (self.router.operating_point.gate == "background"
                  and self.router.background is not None)
         if not gated:
