@@ -246,11 +246,13 @@ class _Run:
                 continue
             doc = self.documents[position]
             shown = ", ".join(repr(prompts[i]) for i in count.prompts[:3])
-            share = f" ({through} of them clear the background gate)" if gated else ""
+            routed = (f"routed for {count.routed} of the {through} generic prompts that clear "
+                      f"the background gate (of {len(prompts)} that no document governs; "
+                      if gated else f"routed for {count.routed} of {len(prompts)} generic "
+                      "prompts that no document governs (")
             self.add([self.emit(
                 "hub", doc, doc.trigger_line,
-                f"routed for {count.routed} of {len(prompts)} generic prompts that no document "
-                f"governs{share} (e.g. {shown}); ranks first for {count.first}",
+                f"{routed}e.g. {shown}); ranks first for {count.first}",
                 "narrow the trigger and examples to the situations this document governs",
                 data={"first": count.first, "routed": count.routed, "prompts": len(prompts),
                       "through": through})])

@@ -83,6 +83,9 @@ def test_findings_name_the_other_document(planted_report: LintReport) -> None:
     # of the bank; the hub takes most of what gets through.
     assert hub.data["prompts"] == 403 and hub.data["routed"] >= 10
     assert hub.data["routed"] > hub.data["through"] / 2
+    assert hub.message.startswith(f"routed for {hub.data['routed']} of the "
+                                  f"{hub.data['through']} generic prompts that clear the "
+                                  "background gate (of 403")
     assert hub.data["first"] > 403 / 4
     dangling = by_rule[("depends-dangling", "security-incidents")]
     assert dangling.data["missing"] == "incident-response-playbook"
