@@ -48,3 +48,15 @@ def example_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("index") / "index"
     build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def bodies_index(tmp_path_factory: pytest.TempPathFactory, example_index: Path) -> Path:
+    """The example corpus indexed with body evidence (``gov index --bodies``), real model."""
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.indexes import build_index
+
+    path = tmp_path_factory.mktemp("bodies") / "index"
+    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index,
+                bodies=True).write(path)
+    return path

@@ -1,0 +1,86 @@
+"""The ``gov index`` and ``gov show`` commands: summaries, options, refusals, racing writers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from gov.core.corpus.reader import load_corpus
+from gov.core.routing.indexes import load_index
+from tests.conftest import POLICIES, run_gov
+from tests.corpus.conftest import POLICY, write
+
+
+def test_index_and_show_commands(tmp_path: Path) -> None:
+    target = tmp_path / "idx"
+    built = run_gov("index", str(POLICIES), "-o", str(target), "--format", "json")
+    assert built.returncode == 0, built.stderr
+    summary = json.loads(built.stdout)
+    assert summary["documents"] == 22 and summary["retired"] == ["legacy-release-train"]
+    verified = run_gov("index", "--verify", "-o", str(target))
+    assert verified.returncode == 0 and "checksums ok" in verified.stdout.decode()
+    shown = run_gov("show", "on-call", "-i", str(target))
+    assert shown.stdout.decode() == (POLICIES / "on-call.md").read_text()
+    unknown = run_gov("show", "nope", "-i", str(target))
+    assert unknown.returncode == 1 and "deployment" in unknown.stderr.decode()
+
+
+def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
+    write(tmp_path / "one" / "x.md", POLICY)
+    write(tmp_path / "two" / "x.md", POLICY)
+    result = run_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"))
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert err.count("\n") == 1 and "duplicate document name 'x'" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "idx").exists()
+
+
+def test_cli_index_ann_and_route_exact(tmp_path: Path, example_index: Path) -> None:
+    target = tmp_path / "idx"
+    target.write_bytes(example_index.read_bytes())  # its vectors are reused
+    built = run_gov("index", str(POLICIES), "-o", str(target), "--ann", "--format", "json")
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout)["search"] == "approximate (usearch)"
+    text = run_gov("index", str(POLICIES), "-o", str(target), "--ann")
+    assert "search: approximate (usearch HNSW over 44 surfaces" in text.stdout.decode()
+    prompt = "roll the new build out to production tonight"
+    near = run_gov("route", prompt, "-i", str(target), "--format", "json")
+    exact = run_gov("route", prompt, "-i", str(target), "--format", "json", "--exact")
+    assert near.returncode == 0 and exact.returncode == 0, near.stderr + exact.stderr
+    assert json.loads(near.stdout) == json.loads(exact.stdout)
+    lonely = run_gov("index", str(POLICIES), "-o", str(target), "--ann-candidates", "8")
+    assert lonely.returncode == 2 and b"--ann-candidates needs --ann" in lonely.stderr
+    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--ann", "--lexical-only")
+    assert words.returncode != 0 and b"--ann needs embeddings" in words.stderr
+
+
+def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
+    target = tmp_path / "idx"
+    target.write_bytes(example_index.read_bytes())
+    built = run_gov("index", str(POLICIES), "-o", str(target), "--bodies", "--format", "json")
+    assert built.returncode == 0, built.stderr
+    summary = json.loads(built.stdout)
+    assert summary["bodies"]["documents"] == 22 and summary["bodies"]["passages_embedded"] > 200
+    text = run_gov("index", str(POLICIES), "-o", str(target), "--bodies")
+    assert "bodies: 22 documents with a body; 0 passages embedded, 22" in text.stdout.decode()
+    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
+    assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
+
+
+def test_two_index_runs_on_one_output_leave_one_complete_index(tmp_path: Path) -> None:
+    target = tmp_path / "index"
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"name": f"d{i}", "trigger": f"topic number {i} words"}) + "\n"
+                             for i in range(30)))
+    procs = [subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "index", str(source), "-o",
+                               str(target), "-q"], stderr=subprocess.PIPE)
+             for source in (POLICIES, jsonl)]
+    for proc in procs:
+        assert proc.wait(timeout=300) == 0
+    loaded = load_index(target, verify=True)
+    assert sorted(loaded.names) in (sorted(load_corpus([POLICIES]).names),
+                                    sorted(f"d{i}" for i in range(30)))
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
