@@ -67,8 +67,11 @@ def test_golden_card(path: Path) -> None:
         assert {key: verdict[key] for key in VERDICT} == record["ovi_verdict"]
 
 
+@pytest.mark.slow
 def test_cards_written_by_gov_were_accepted_by_ovi_and_are_still_written_alike() -> None:
-    from .conftest import jsonl, run_gov
+    from tests.conftest import run_gov
+
+    from .conftest import jsonl
 
     record = load(GOLDEN / "interop" / "gov_made.json")
     now = parse_rfc3339(record["now"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -136,6 +137,7 @@ def cards(draw: st.DrawFn) -> Any:
     return card
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cards())
 def test_schema_and_models_agree(card: Any) -> None:

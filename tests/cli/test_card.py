@@ -13,7 +13,8 @@ import yaml
 
 from gov.core.cards.schema import CONTRACT_SCHEMA_PATH, SCHEMA_PATH
 from gov.core.cards.validate import check_card
-from tests.cards.conftest import EXAMPLES, NOW, REPO, base_card, jsonl, run_gov
+from tests.cards.conftest import EXAMPLES, NOW, REPO, base_card, jsonl
+from tests.conftest import gov_command, gov_env, run_gov
 
 COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget"]
 
@@ -45,6 +46,7 @@ sys.stderr.write("LOADED=" + ",".join(heavy) + "\\n")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -73,6 +75,7 @@ NEW_ARGS = ["--task-id", "t-9", "--agent", "coder:model", "--objective", "Fix th
             "--outcome", "Login loop fixed in the session handler"]  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "confidence", "memory"),
     [
@@ -95,6 +98,7 @@ def test_new_uses_ovis_builder_defaults(kind: str, confidence: float, memory: di
     assert list(card) == list(base_card())
 
 
+@pytest.mark.slow
 def test_new_takes_every_field() -> None:
     out = run_gov(
         "card", "new", "RESULT", *NEW_ARGS, "--fact", "f1", "--fact", "f2", "--action", "a1",
@@ -110,6 +114,7 @@ def test_new_takes_every_field() -> None:
                                          "tags": ["auth", "login-loop"]}  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -135,6 +140,7 @@ def test_new_rejects_bad_input_with_exit_2_naming_option_and_rule(args: list[str
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     lines = [
         {"task_id": "a", "outcome": "Index rebuilt in 40 seconds"},
@@ -144,7 +150,7 @@ def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     ]
     data = "".join(json.dumps(line) + "\n" for line in lines).encode() + b"{broken\n"
     out = run_gov("card", "new", "RESULT", "--from", "-", "--agent", "indexer:local",
-                  "--objective", "Rebuild the index", stdin=data)  # fmt: skip
+                  "--objective", "Rebuild the index", input=data)  # fmt: skip
     assert out.returncode == 2  # invalid input, as for the options
     cards = jsonl(out.stdout)
     assert [(c["task_id"], c["card_type"]) for c in cards] == [("a", "RESULT"), ("c", "ERROR")]
@@ -156,6 +162,7 @@ def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     assert err[2].startswith("gov: error: -:5: invalid JSON")
 
 
+@pytest.mark.slow
 def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     target = tmp_path / "card.json"
     target.write_text("old")
@@ -170,6 +177,7 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
 # --- gov card validate / verify --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_verify_good_examples_pass_even_strictly() -> None:
     out = run_gov("card", "verify", str(EXAMPLES / "good"), "--now", NOW, "--strict")
     assert out.returncode == 0, out.stdout
@@ -178,6 +186,7 @@ def test_verify_good_examples_pass_even_strictly() -> None:
     assert "5 cards: 5 passed" in out.stderr.decode()
 
 
+@pytest.mark.slow
 def test_verify_bad_examples_fail() -> None:
     out = run_gov("card", "verify", str(EXAMPLES / "bad"), "--now", NOW)
     assert out.returncode == 1
@@ -188,6 +197,7 @@ def test_verify_bad_examples_fail() -> None:
         assert (not result["valid"]) or result["hard_failures"]
 
 
+@pytest.mark.slow
 def test_verify_result_fields() -> None:
     out = run_gov("card", "verify", str(EXAMPLES / "bad" / "invalid-mixed.jsonl"),
                   str(EXAMPLES / "good" / "plan.json"), "--now", NOW, "-f", "jsonl")  # fmt: skip
@@ -207,6 +217,7 @@ def test_verify_result_fields() -> None:
     assert good["contract_id"] == "plan-default" and good["adjusted_confidence"] == 0.65
 
 
+@pytest.mark.slow
 def test_validate_reports_array_indexes_and_lines(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("cards.json", [base_card(), base_card(confidence="high")])
     out = run_gov("card", "validate", str(path), "-f", "json")
@@ -221,6 +232,7 @@ def test_validate_reports_array_indexes_and_lines(write_json) -> None:  # type: 
     assert "verdict" not in results[0] and "passed" not in results[0]
 
 
+@pytest.mark.slow
 def test_text_format(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.jsonl", [base_card(), base_card(key_facts=[], task_id="t-2"),
                                   base_card(outcome="")], lines=True)  # fmt: skip
@@ -236,6 +248,7 @@ def test_text_format(write_json) -> None:  # type: ignore[no-untyped-def]
     assert "\x1b[32mPASS\x1b[0m" in colored.stdout.decode()
 
 
+@pytest.mark.slow
 def test_github_format_annotates_failures_and_warnings(write_json) -> None:  # type: ignore[no-untyped-def]
     cards = [base_card(), base_card(key_facts=[], task_id="t,2"),
              base_card(outcome="Done.", task_id="t-3")]  # fmt: skip
@@ -249,6 +262,7 @@ def test_github_format_annotates_failures_and_warnings(write_json) -> None:  # t
     assert out.returncode == 1
 
 
+@pytest.mark.slow
 def test_strict_and_contract_options(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.json", base_card(key_facts=[]))
     assert run_gov("card", "verify", str(path), "--now", NOW).returncode == 0
@@ -262,6 +276,7 @@ def test_strict_and_contract_options(write_json) -> None:  # type: ignore[no-unt
     assert result["contract_id"] == "result-extended"
 
 
+@pytest.mark.slow
 def test_now_decides_staleness(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.json", base_card())
     fresh = jsonl(run_gov("card", "verify", str(path), "--now", NOW).stdout)[0]
@@ -269,14 +284,16 @@ def test_now_decides_staleness(write_json) -> None:  # type: ignore[no-untyped-d
     assert "timestamp_recent" in fresh["checks_passed"] and stale["soft_failures"] == ["timestamp_recent"]
 
 
+@pytest.mark.slow
 def test_reads_stdin() -> None:
     data = (json.dumps(base_card()) + "\n").encode()
     for args in (["-"], []):
-        out = run_gov("card", "verify", *args, "--now", NOW, stdin=data)
+        out = run_gov("card", "verify", *args, "--now", NOW, input=data)
         assert out.returncode == 0, out.stderr
         assert jsonl(out.stdout)[0]["file"] == "-"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -294,12 +311,13 @@ def test_usage_and_io_errors_exit_2(args: list[str], needle: str) -> None:
     assert needle in out.stderr.decode() and "Traceback" not in out.stderr.decode()
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     path = tmp_path / "many.jsonl"
     path.write_text((json.dumps(base_card()) + "\n") * 3000)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gov.cli.entry", "card", "verify", str(path), "--now", NOW],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        gov_command("card", "verify", str(path), "--now", NOW),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=gov_env(),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
@@ -313,12 +331,14 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 # --- schema, contract, budget ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_schema_prints_the_shipped_schemas() -> None:
     assert run_gov("card", "schema").stdout == SCHEMA_PATH.read_bytes()
     assert run_gov("card", "schema", "contract").stdout == CONTRACT_SCHEMA_PATH.read_bytes()
     assert json.loads(SCHEMA_PATH.read_bytes())["$schema"].endswith("2020-12/schema")
 
 
+@pytest.mark.slow
 def test_contract_prints_a_resolved_contract(tmp_path: Path) -> None:
     out = run_gov("card", "contract", "extended")
     data = json.loads(out.stdout)
@@ -337,6 +357,7 @@ def _fake_tiktoken(tmp_path: Path, body: str) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
 
 
+@pytest.mark.slow
 def test_budget_counts_bytes_and_says_why_no_tokens(tmp_path: Path) -> None:
     env = _fake_tiktoken(tmp_path, "raise ImportError('not here')\n")
     out = run_gov("card", "budget", str(BUDGET / "cards.jsonl"), "--raw", str(BUDGET / "raw"),
@@ -356,6 +377,7 @@ def test_budget_counts_bytes_and_says_why_no_tokens(tmp_path: Path) -> None:
     assert 0 < ctx["savings"] < 1 and sizes["per_card_reduction"]["pairs"] == 5
 
 
+@pytest.mark.slow
 def test_budget_offline_encoding_is_reported(tmp_path: Path) -> None:
     env = _fake_tiktoken(tmp_path, "def get_encoding(name):\n    raise OSError('network is unreachable')\n")
     out = run_gov("card", "budget", str(BUDGET / "cards.jsonl"), env=env)
@@ -365,6 +387,7 @@ def test_budget_offline_encoding_is_reported(tmp_path: Path) -> None:
     assert out.stdout.decode().startswith("bytes:\n  cards")
 
 
+@pytest.mark.slow
 def test_budget_counts_tokens_when_an_encoding_loads(tmp_path: Path) -> None:
     env = _fake_tiktoken(tmp_path, (
         "class _Enc:\n"
@@ -409,6 +432,7 @@ def _lint(directory: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
                           env=full, timeout=60, check=False)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (Path(sys.executable).parent / "gov").exists(), reason="gov not on PATH")
 def test_ci_lint_script(tmp_path: Path) -> None:
     good = _lint(EXAMPLES / "good", GOV_CARD_STRICT="1")

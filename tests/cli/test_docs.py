@@ -50,6 +50,7 @@ def gov_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 # --- the generated files ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_generated_files_are_current() -> None:
     """Fails when help text changed without regenerating: run python -m gov.cli.docgen --write."""
     result = subprocess.run([sys.executable, "-m", "gov.cli.docgen", "--check"], cwd=REPO,
@@ -71,6 +72,7 @@ def test_generation_is_deterministic(tmp_path: Path) -> None:
     assert {"gov.1", "gov-route.1", "gov-card-verify.1", "gov-telemetry-report.1"} <= pages
 
 
+@pytest.mark.slow
 def test_check_names_stale_and_obsolete_files(tmp_path: Path) -> None:
     for name in ("README.md", "pyproject.toml"):
         shutil.copy(REPO / name, tmp_path / name)
@@ -99,6 +101,7 @@ def test_readme_changes_only_between_the_markers(tmp_path: Path) -> None:
         docgen.splice_readme("no markers here\n", "x")
 
 
+@pytest.mark.slow
 def test_committed_completions_match_the_cli() -> None:
     for shell, path in docgen.COMPLETION_FILES.items():
         committed = (REPO / path).read_text(encoding="utf-8")
@@ -160,6 +163,7 @@ def test_shared_options(doc: docgen.CommandDoc) -> None:
         assert "--format" in names, f"{doc.name} prints a shaped result but has no --format"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
 def test_help_exits_0_with_the_shared_options(doc: docgen.CommandDoc) -> None:
     shared = [] if doc.is_group or doc.name == "gov hook" else [
@@ -170,6 +174,7 @@ def test_help_exits_0_with_the_shared_options(doc: docgen.CommandDoc) -> None:
     assert not result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", LEAVES, ids=ids(LEAVES))
 def test_unknown_option_is_a_usage_error(doc: docgen.CommandDoc) -> None:
     result = run_gov(*doc.words[1:], "--no-such-option", input=b"")
@@ -186,6 +191,7 @@ def test_unknown_option_is_a_usage_error(doc: docgen.CommandDoc) -> None:
 FORMATTED = [doc for doc in LEAVES if "--format" in option_names(doc)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", FORMATTED, ids=ids(FORMATTED))
 def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path) -> None:
     required = ["x" for param in doc.params if param.argument and not param.term.startswith("[")]
@@ -195,6 +201,7 @@ def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path)
     assert not result.stdout
 
 
+@pytest.mark.slow
 def test_version_names_the_model() -> None:
     from gov.core import __version__
     from gov.core.encode.bundle import DEFAULT_MODEL_ID
@@ -205,6 +212,7 @@ def test_version_names_the_model() -> None:
         assert result.stdout.decode() == f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n"
 
 
+@pytest.mark.slow
 def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
     ansi = re.compile(rb"\x1b\[")
     env = {"GOV_RUNTIME_DIR": str(tmp_path / "run")}
@@ -228,6 +236,7 @@ def test_man_pages_have_the_sections() -> None:
         assert ".TH" in text and "generated" in text.splitlines()[0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("man") is None or shutil.which("nroff") is None,
                     reason="man (man-db) and nroff are not installed")
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
@@ -247,6 +256,7 @@ def test_man_page_renders(doc: docgen.CommandDoc) -> None:
 # --- completion ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 @pytest.mark.parametrize(("words", "offered"), [
     (["gov", "ro"], "route"),
@@ -265,6 +275,7 @@ def test_bash_completion(gov_env: dict[str, str], words: list[str], offered: str
     assert offered in result.stdout.splitlines(), result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_completion_protocol_for_zsh_and_fish(gov_env: dict[str, str]) -> None:
     zsh = subprocess.run(["gov"], capture_output=True, text=True, timeout=120, check=False,
                          env={**gov_env, "_GOV_COMPLETE": "complete_zsh",
@@ -278,6 +289,7 @@ def test_completion_protocol_for_zsh_and_fish(gov_env: dict[str, str]) -> None:
     assert {"validate", "verify"} <= {row.split("\t")[0] for row in fish.stdout.splitlines()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
 def test_completion_script_parses(shell: str) -> None:
     if shutil.which(shell) is None:
@@ -288,6 +300,7 @@ def test_completion_script_parses(shell: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
 def test_completion_rejects_other_shells() -> None:
     result = run_gov("completion", "tcsh")
     assert result.returncode == 2

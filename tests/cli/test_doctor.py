@@ -63,6 +63,7 @@ def test_corrupt_index_exits_1_naming_the_rebuild(example_index: Path, tmp_path:
     assert "policies" in fix and fix.endswith(f" -o {corrupt}")
 
 
+@pytest.mark.slow
 def test_truncated_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     garbage = tmp_path / "index"
     garbage.write_bytes(b"not an index")
@@ -74,6 +75,7 @@ def test_truncated_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> No
     assert index["fix"] == f"rebuild it with: gov index PATH -o {garbage}"
 
 
+@pytest.mark.slow
 def test_stale_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index
@@ -91,6 +93,7 @@ def test_stale_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     assert str(check["fix"]).startswith("rebuild it with: gov index ")
 
 
+@pytest.mark.slow
 def test_missing_default_index_is_a_warning(tmp_path: Path, isolated: dict[str, str]) -> None:
     result = run_gov("doctor", "--format", "json", env=isolated, cwd=tmp_path)
     assert result.returncode == 0, result.stdout.decode()
@@ -99,6 +102,7 @@ def test_missing_default_index_is_a_warning(tmp_path: Path, isolated: dict[str, 
     assert "gov index PATH -o" in str(check["fix"])
 
 
+@pytest.mark.slow
 def test_missing_named_index_is_a_problem(tmp_path: Path, isolated: dict[str, str]) -> None:
     named = run_gov("doctor", "-i", str(tmp_path / "nope"), env=isolated, cwd=tmp_path)
     assert named.returncode == 1
@@ -136,6 +140,7 @@ def test_unsafe_runtime_folder_is_a_problem(example_index: Path, tmp_path: Path)
     assert checks["warm server"]["status"] == "info"
 
 
+@pytest.mark.slow
 def test_bad_format_is_a_usage_error(tmp_path: Path) -> None:
     result = run_gov("doctor", "--format", "yaml", cwd=tmp_path)
     assert result.returncode == 2

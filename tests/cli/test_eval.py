@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES, run_gov
 
 
@@ -13,6 +15,7 @@ def routed(expected: list[str], routes: list[str], **extra: object) -> dict[str,
             "routes": [{"name": name, "score": 1.0} for name in routes], **extra}
 
 
+@pytest.mark.slow
 def test_cli_table_and_json(tmp_path: Path) -> None:
     data = "".join(json.dumps(r) + "\n" for r in (
         routed(["a"], ["a"], kind="k1"), routed([], ["a"], kind="k2"),

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from gov.core.serving.hook_context import MAX_BYTES
-from tests.conftest import REPO
+from tests.conftest import REPO, run_gov
 
 DATA = REPO / "tests" / "data"
 
@@ -33,10 +32,7 @@ def payload(prompt: str, cwd: str = "/tmp") -> dict:  # type: ignore[type-arg]
 
 def hook(*args: str, stdin: bytes, env: dict[str, str] | None = None,
          cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    full = {**os.environ, **(env or {})}
-    full.pop("GOV_INDEX", None) if not env or "GOV_INDEX" not in env else None
-    return subprocess.run([sys.executable, "-m", "gov.cli.entry", "hook", *args], input=stdin,
-                          capture_output=True, env=full, cwd=cwd, timeout=120, check=False)
+    return run_gov("hook", *args, input=stdin, env=env, cwd=cwd)
 
 
 @pytest.fixture()
@@ -73,6 +69,7 @@ def test_short_prompts_abstain(example_index: Path, runtime: dict[str, str]) -> 
     assert result.returncode == 0 and result.stdout == b""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "stdin", "reason"),
     [
@@ -97,6 +94,7 @@ def test_every_failure_exits_0_silently_with_one_line(args: list[str], stdin: by
     assert err.count("\n") == 1 and reason in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_missing_index_under_payload_cwd(tmp_path: Path, runtime: dict[str, str]) -> None:
     stdin = json.dumps(payload("roll back last night's release please", cwd=str(tmp_path))).encode()
     result = hook("claude-code", "--serve", "never", stdin=stdin, env=runtime)
@@ -113,6 +111,7 @@ def test_index_found_under_payload_cwd(tmp_path: Path, example_index: Path,
     assert "deployment" in json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
+@pytest.mark.slow
 def test_help_is_the_one_other_output() -> None:
     result = hook("--help", stdin=b"")
     assert result.returncode == 0 and b"Example:" in result.stdout

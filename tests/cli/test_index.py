@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 from gov.core.corpus.reader import load_corpus
 from gov.core.routing.indexes import load_index
-from tests.conftest import POLICIES, run_gov
+from tests.conftest import POLICIES, gov_command, gov_env, run_gov
 from tests.corpus.conftest import POLICY, write
 
 
+@pytest.mark.slow
 def test_index_and_show_commands(tmp_path: Path) -> None:
     target = tmp_path / "idx"
     built = run_gov("index", str(POLICIES), "-o", str(target), "--format", "json")
@@ -27,6 +29,7 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
     assert unknown.returncode == 1 and "deployment" in unknown.stderr.decode()
 
 
+@pytest.mark.slow
 def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
     write(tmp_path / "one" / "x.md", POLICY)
     write(tmp_path / "two" / "x.md", POLICY)
@@ -70,13 +73,14 @@ def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
     assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
 
 
+@pytest.mark.slow
 def test_two_index_runs_on_one_output_leave_one_complete_index(tmp_path: Path) -> None:
     target = tmp_path / "index"
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_text("".join(json.dumps({"name": f"d{i}", "trigger": f"topic number {i} words"}) + "\n"
                              for i in range(30)))
-    procs = [subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "index", str(source), "-o",
-                               str(target), "-q"], stderr=subprocess.PIPE)
+    procs = [subprocess.Popen(gov_command("index", str(source), "-o", str(target), "-q"),
+                              env=gov_env(), stderr=subprocess.PIPE)
              for source in (POLICIES, jsonl)]
     for proc in procs:
         assert proc.wait(timeout=300) == 0

@@ -7,14 +7,16 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.conftest import run_gov
+import pytest
+
+from tests.conftest import gov_command, gov_env, run_gov
 
 
-def test_missing_sdk_exits_2_with_one_line(index_path: Path) -> None:
+def test_missing_sdk_exits_2_with_one_line(example_index: Path) -> None:
     import subprocess
 
     code = ("import sys; sys.modules['mcp'] = None; from gov.cli.entry import main; "
-            f"main(['mcp', '-i', {str(index_path)!r}])")
+            f"main(['mcp', '-i', {str(example_index)!r}])")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120,
                             check=False)
     assert result.returncode == 2
@@ -24,6 +26,7 @@ def test_missing_sdk_exits_2_with_one_line(index_path: Path) -> None:
     assert result.stdout == b""
 
 
+@pytest.mark.slow
 def test_help_has_an_example() -> None:
     result = run_gov("mcp", "--help")
     assert result.returncode == 0
@@ -32,7 +35,7 @@ def test_help_has_an_example() -> None:
     assert "gov mcp -i" in text
 
 
-def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(index_path: Path) -> None:
+def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(example_index: Path) -> None:
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -41,15 +44,14 @@ def test_stdout_carries_only_the_protocol_and_hang_up_exits_0(index_path: Path) 
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
          "params": {"name": "route_policies", "arguments": {"prompt": "roll back the release"}}},
     ]
-    import os
     import subprocess
 
     # Hang up once the last reply has come: a client that closes stdin with a request still
     # in flight may lose its reply (the SDK stops serving on end of input), and did so in
     # about one run in fifteen when this test hung up straight after writing.
-    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "mcp", "-i", str(index_path)],
+    proc = subprocess.Popen(gov_command("mcp", "-i", str(example_index)),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "NO_COLOR": "1"})
+                            env=gov_env())
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write("".join(json.dumps(request) + "\n" for request in requests).encode())
     proc.stdin.flush()

@@ -9,14 +9,13 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from gov.cli import docgen
-from tests.conftest import EXAMPLES, REPO, gov_on_path
+from tests.conftest import EXAMPLES, REPO, gov_on_path, run_gov
 
 RECIPES = EXAMPLES / "recipes.sh"
 COMMANDS = {doc.name for doc in docgen.walk(docgen.command_tree())}
@@ -28,7 +27,8 @@ NEEDS = {
     "telemetry": ["gov route", "gov telemetry report"],
 }
 
-pytestmark = pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh")]
 
 
 @pytest.fixture(scope="module")
@@ -129,11 +129,8 @@ def test_precommit_card_hook_as_configured() -> None:
                        .rglob("*") if path.is_file())
         selected = [name for name in files if pattern.search(name)]
         assert selected == files, "the hook's pattern should select every example card"
-        result = subprocess.run([sys.executable, "-m", "gov.cli.entry",
-                                 *shlex.split(hook["entry"])[1:], *selected], cwd=REPO,
-                                capture_output=True, text=True, timeout=300, check=False,
-                                env={**os.environ, "NO_COLOR": "1"})
-        assert result.returncode == expected, result.stdout + result.stderr
+        result = run_gov(*shlex.split(hook["entry"])[1:], *selected, cwd=REPO, timeout=300)
+        assert result.returncode == expected, (result.stdout + result.stderr).decode()
 
 
 def test_precommit_local_index_hook(env: dict[str, str], tmp_path: Path) -> None:

@@ -6,13 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, POLICIES, run_gov
+from tests.conftest import EXAMPLES, POLICIES, gov_command, gov_env, run_gov
 
 
 def rows(result: subprocess.CompletedProcess[bytes]) -> list[dict]:  # type: ignore[type-arg]
@@ -94,6 +93,7 @@ def test_empty_input_is_empty_output(example_index: Path) -> None:
     assert result.returncode == 0 and result.stdout == b""
 
 
+@pytest.mark.slow
 def test_missing_index_is_one_line_naming_the_fix(tmp_path: Path) -> None:
     result = run_gov("route", "hello there", cwd=tmp_path)
     assert result.returncode == 2
@@ -112,6 +112,7 @@ def test_corrupt_index_traceback_only_with_debug(example_index: Path, tmp_path: 
     assert "Traceback" in debug.stderr.decode()
 
 
+@pytest.mark.slow
 def test_corpus_flag_builds_then_reuses(tmp_path: Path) -> None:
     target = tmp_path / "idx"
     first = run_gov("route", "rotate the leaked stripe key", "--corpus", str(POLICIES),
@@ -151,8 +152,7 @@ def test_degraded_when_the_model_cannot_load(example_index: Path, tmp_path: Path
 
 
 def imported_modules(*args: str) -> set[str]:
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "gov.cli.entry", *args],
-                            capture_output=True, check=False, env={**os.environ, "NO_COLOR": "1"})
+    result = run_gov(*args, python=("-X", "importtime"))
     names = set()
     for line in result.stderr.decode().splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -166,6 +166,7 @@ def test_route_never_imports_scikit_learn_or_scipy(example_index: Path) -> None:
     assert not names & {"sklearn", "scipy", "fastembed"}
 
 
+@pytest.mark.slow
 def test_help_imports_nothing_heavy() -> None:
     names = imported_modules("--help")
     assert "typer" in names
@@ -174,7 +175,7 @@ def test_help_imports_nothing_heavy() -> None:
 
 def test_closed_pipe_ends_quietly(example_index: Path) -> None:
     stdin = "".join(json.dumps({"prompt": f"deploy service number {i}"}) + "\n" for i in range(400))
-    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "route", "-i", str(example_index)],
+    proc = subprocess.Popen(gov_command("route", "-i", str(example_index)), env=gov_env(),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     proc.stdin.write(stdin.encode())
@@ -222,9 +223,9 @@ def test_the_cli_refuses_a_missing_point(example_index: Path, tmp_path: Path) ->
 
 
 def test_sigterm_mid_stream_leaves_whole_lines(example_index: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "route", "-i", str(example_index),
-                             "--batch-size", "8"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(gov_command("route", "-i", str(example_index), "--batch-size", "8"),
+                            env=gov_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     for i in range(40):
         proc.stdin.write(json.dumps({"prompt": f"deploy the service number {i} to production"}).encode() + b"\n")
@@ -251,8 +252,7 @@ def test_stdin_terminal_gets_a_hint_not_a_hang(example_index: Path) -> None:
 
     parent, child = pty.openpty()
     try:
-        result = subprocess.run([sys.executable, "-m", "gov.cli.entry", "route", "-i", str(example_index)],
-                                stdin=child, capture_output=True, timeout=60, check=False)
+        result = run_gov("route", "-i", str(example_index), stdin=child, timeout=60)
     finally:
         os.close(parent)
         os.close(child)

@@ -11,20 +11,14 @@ import orjson
 import pytest
 
 from gov.core import telemetry
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import run_gov
 
 
 def gov(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    full_env = {key: value for key, value in os.environ.items()
-                if key not in (telemetry.ENV_PATH, "NO_COLOR", "FORCE_COLOR")}
-    full_env.update(env or {})
-    done = subprocess.run(
-        [sys.executable, "-m", "gov.cli.entry", "telemetry", *args],
-        input=stdin if stdin is not None else b"", capture_output=True, env=full_env,
-        cwd=cwd, timeout=300, check=False,
-    )
+    """``gov telemetry ARGS`` with no telemetry log and no colour setting of its own."""
+    done = run_gov("telemetry", *args, input=stdin, cwd=cwd, timeout=300,
+                   env={telemetry.ENV_PATH: None, "NO_COLOR": None, "FORCE_COLOR": None, **(env or {})})
     return subprocess.CompletedProcess(done.args, done.returncode,
                                        done.stdout.decode(), done.stderr.decode())
 
@@ -43,8 +37,8 @@ def _corpus(tmp_path: Path, names: list[str]) -> Path:
 CORPUS = ["deployment", "on-call", "incident-response", "testing", "code-review"]
 
 
+@pytest.mark.slow
 def test_text_report_on_a_known_log(known_log_file: Path, tmp_path: Path) -> None:
-    pytest.importorskip("gov.core.corpus.reader", reason="gov.core.corpus.reader (load_corpus) not built yet")
     done = gov("report", str(known_log_file), "--corpus", str(_corpus(tmp_path, CORPUS)))
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -61,6 +55,7 @@ def test_text_report_on_a_known_log(known_log_file: Path, tmp_path: Path) -> Non
     assert "█" in out and "▒" in out and "░" in out  # the charts were drawn
 
 
+@pytest.mark.slow
 def test_json_report(known_log_file: Path) -> None:
     done = gov("report", str(known_log_file), "--format", "json")
     assert done.returncode == 0, done.stderr
@@ -72,14 +67,11 @@ def test_json_report(known_log_file: Path) -> None:
     assert report["skipped_lines"]["torn"] == 1
 
 
+@pytest.mark.slow
 def test_names_from_an_index(known_log_file: Path, tmp_path: Path) -> None:
-    pytest.importorskip("gov.core.routing.router", reason="gov.core.routing.router (read_document_names) not built")
     index = tmp_path / "index"
-    built = subprocess.run(
-        [sys.executable, "-m", "gov.cli.entry", "index", str(_corpus(tmp_path, CORPUS)),
-         "-o", str(index), "--lexical-only", "--quiet"],
-        capture_output=True, timeout=300, check=False,
-    )
+    built = run_gov("index", str(_corpus(tmp_path, CORPUS)), "-o", str(index), "--lexical-only",
+                    "--quiet", timeout=300)
     assert built.returncode == 0, built.stderr.decode()
     done = gov("report", str(known_log_file), "-i", str(index), "--format", "json")
     assert done.returncode == 0, done.stderr
@@ -88,6 +80,7 @@ def test_names_from_an_index(known_log_file: Path, tmp_path: Path) -> None:
     assert documents["corpus_size"] == 5
 
 
+@pytest.mark.slow
 def test_stdin_and_since(known_log: list[bytes]) -> None:
     done = gov("report", "-", "--since", "2025-12-02", "--format", "json",
                stdin=b"".join(known_log))
@@ -96,12 +89,14 @@ def test_stdin_and_since(known_log: list[bytes]) -> None:
     assert report["events"] == 6 and report["skipped_lines"]["before_since"] == 4
 
 
+@pytest.mark.slow
 def test_the_log_defaults_to_the_environment(known_log_file: Path) -> None:
     done = gov("report", "--format", "json", env={telemetry.ENV_PATH: str(known_log_file)})
     assert done.returncode == 0, done.stderr
     assert orjson.loads(done.stdout)["events"] == 10
 
 
+@pytest.mark.slow
 def test_events_written_by_gov_are_read_back(tmp_path: Path) -> None:
     log = tmp_path / "t.jsonl"
     writer = (
@@ -118,6 +113,7 @@ def test_events_written_by_gov_are_read_back(tmp_path: Path) -> None:
     assert report["adapters"] == {"hook": 7}
 
 
+@pytest.mark.slow
 def test_an_empty_log_is_not_called_healthy(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
@@ -127,6 +123,7 @@ def test_an_empty_log_is_not_called_healthy(tmp_path: Path) -> None:
     assert "No events is not the same as healthy" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_missing_log_is_one_line_error(tmp_path: Path) -> None:
     done = gov("report", str(tmp_path / "nope.jsonl"))
     assert done.returncode == 1
@@ -134,6 +131,7 @@ def test_a_missing_log_is_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["report", "x.jsonl", "--since", "last tuesday"],
     ["report", "x.jsonl", "-i", "idx", "--corpus", "dir"],
@@ -146,6 +144,7 @@ def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     assert done.stderr.startswith("gov: error: ") and done.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_colour_only_when_asked_or_on_a_terminal(known_log_file: Path) -> None:
     coloured = gov("report", str(known_log_file), "--color", "always")
     assert "\x1b[" in coloured.stdout
@@ -153,6 +152,7 @@ def test_colour_only_when_asked_or_on_a_terminal(known_log_file: Path) -> None:
     assert "\x1b[" not in plain.stdout and plain.returncode == 0
 
 
+@pytest.mark.slow
 def test_help_has_a_worked_example() -> None:
     for args in (["--help"], ["report", "--help"]):
         done = gov(*args)

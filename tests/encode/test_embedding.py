@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gov.core.encode import bundle as model_bundle
 from gov.core.encode.embedding import FastembedEncoder, OnnxEncoder
@@ -16,6 +17,7 @@ TEXTS = [
 ]
 
 
+@pytest.mark.model
 def test_onnx_path_matches_fastembed() -> None:
     lean = OnnxEncoder().embed(TEXTS)
     reference = FastembedEncoder().embed(TEXTS)
@@ -27,6 +29,7 @@ def test_onnx_path_matches_fastembed() -> None:
     np.testing.assert_allclose(np.linalg.norm(lean, axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.model
 def test_batches_do_not_change_vectors() -> None:
     encoder = OnnxEncoder()
     many = [f"prompt number {i} about deployments" for i in range(40)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -23,6 +24,7 @@ def reference(texts: list[str], prompt: str) -> np.ndarray:
     return (vectorizer.transform([prompt]) @ matrix.T).toarray()[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(corpus=st.lists(sentence, min_size=1, max_size=8),
        prompts=st.lists(noisy, min_size=1, max_size=5))

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import REPO
 
 pytest.importorskip("atheris", reason="atheris has wheels for x86-64 Linux only")
+pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize("target", ["hook", "cards"])

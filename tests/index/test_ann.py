@@ -81,6 +81,7 @@ def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, example_in
     np.testing.assert_allclose(near[reached], full[reached], atol=1e-5)
 
 
+@pytest.mark.slow
 def test_graph_recall_at_2_against_exact_search() -> None:
     from gov.core.index.ann import NearestSurfaces, build
 

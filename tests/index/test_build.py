@@ -25,6 +25,7 @@ def test_separability_is_max_minus_min_cosine_between_documents() -> None:
     assert separability(vectors[:1]) is None
 
 
+@pytest.mark.model
 def test_rebuild_reembeds_only_changed_documents(tmp_path: Path) -> None:
     corpus_dir = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus_dir)

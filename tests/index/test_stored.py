@@ -80,6 +80,7 @@ def test_document_names_from_the_header_alone(example_index: Path) -> None:
     assert "deployment" in names and "legacy-release-train" not in names
 
 
+@pytest.mark.model
 def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path) -> None:
     import io
 
@@ -96,6 +97,7 @@ def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path) -> Non
         assert "gov index" in str(caught.value), offset
 
 
+@pytest.mark.slow
 def test_symlink_loop_and_directory(tmp_path: Path) -> None:
     os.symlink(tmp_path / "b", tmp_path / "a")
     os.symlink(tmp_path / "a", tmp_path / "b")

@@ -77,6 +77,7 @@ def diverging(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return index, built.stdout.decode()
 
 
+@pytest.mark.slow
 def test_reasons_are_shown_at_build_and_route(diverging: tuple[Path, str]) -> None:
     index, index_output = diverging
     assert "divergence: corpus has 22 documents; the operating point was measured on 200" in (

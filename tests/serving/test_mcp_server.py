@@ -1,7 +1,8 @@
 """The MCP tools through the real MCP client over stdio: the tools, their schemas, the guarantees.
 
 One server serves the whole module (start-up loads the model once); each test drives it
-with the SDK's ``ClientSession`` from a background event loop."""
+with the SDK's ``ClientSession`` from a background event loop.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
-from tests.conftest import POLICIES
+from tests.conftest import POLICIES, gov_command
+
+if TYPE_CHECKING:  # the SDK is imported by the tests that start a server, not at collection
+    from mcp import ClientSession, StdioServerParameters
 
 TOOLS = {"route_policies", "get_policy", "create_card", "validate_card", "verify_card"}
 
@@ -59,15 +61,17 @@ class Client:
         self.thread.start()
         self.ready: Future[ClientSession] = Future()
         self.stop: asyncio.Event | None = None
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "gov.cli.entry", *(args or ["mcp", "-i", str(index), "--quiet"])],
-            env=env,
-        )
+        command, *arguments = gov_command(*(args or ["mcp", "-i", str(index), "--quiet"]))
+        from mcp import StdioServerParameters
+
+        params = StdioServerParameters(command=command, args=arguments, env=env)
         self.done = asyncio.run_coroutine_threadsafe(self._hold(params), self.loop)
         self.session = self.ready.result(timeout=180)
 
     async def _hold(self, params: StdioServerParameters) -> None:
+        from mcp import ClientSession
+        from mcp.client.stdio import stdio_client
+
         self.stop = asyncio.Event()
         try:
             async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -94,13 +98,9 @@ class Client:
 
 
 @pytest.fixture(scope="module")
-def index_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.indexes import build_index
-
-    path = tmp_path_factory.mktemp("mcp") / "index"
-    build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)
-    return path
+def index_path(example_index: Path) -> Path:
+    """The example index (the servers only read it)."""
+    return example_index
 
 
 @pytest.fixture(scope="module")
@@ -383,6 +383,7 @@ def test_harness_configs_start_a_working_server(index_path: Path) -> None:
             live.close()
 
 
+@pytest.mark.slow
 def test_importing_the_server_module_loads_no_sdk() -> None:
     import subprocess
 

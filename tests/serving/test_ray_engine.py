@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 from gov.core.serving import ray_engine
 from tests.conftest import run_gov
 
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'gov[ray]')")
+# Ray is imported by the cluster fixture, not at collection (it takes seconds).
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                reason="Ray is not installed (pip install 'gov[ray]')")
 
 PROMPTS = [
     "rotate the leaked stripe key", "roll back the release from last night",
@@ -52,6 +55,8 @@ def test_shards_hold_whole_batches_and_count_lines(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def local_ray() -> object:
     """One local cluster for the module; ``gov route`` subprocesses join it by address."""
+    import ray
+
     context = ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield context.address_info["address"]
     ray.shutdown()

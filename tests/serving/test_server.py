@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from gov.core.serving.protocol import request
-from tests.conftest import run_gov
+from tests.conftest import gov_command, gov_env, run_gov
 
 
 def start_server(env: dict[str, str], idle: int = 120) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "serve", "--idle-timeout", str(idle)],
-                            env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(gov_command("serve", "--idle-timeout", str(idle)), env=gov_env(env),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sock = Path(env["GOV_RUNTIME_DIR"]) / "serve.sock"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -51,9 +51,8 @@ def server(runtime: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
 def hook(index: Path, prompt: str, env: dict[str, str], serve: str = "auto",
          *extra: str) -> subprocess.CompletedProcess[bytes]:
     stdin = json.dumps({"prompt": prompt, "cwd": "/tmp", "hook_event_name": "UserPromptSubmit"})
-    return subprocess.run([sys.executable, *extra, "-m", "gov.cli.entry", "hook", "codex", "-i",
-                           str(index), "--serve", serve], input=stdin.encode(),
-                          capture_output=True, env={**os.environ, **env}, timeout=120, check=False)
+    return run_gov("hook", "codex", "-i", str(index), "--serve", serve, input=stdin, env=env,
+                   python=extra)
 
 
 def context(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -93,6 +92,7 @@ def test_eight_concurrent_hooks_get_correct_answers(server: subprocess.Popen[byt
     assert info is not None and info["requests"] >= 16
 
 
+@pytest.mark.slow
 def test_changed_index_is_reloaded(server: subprocess.Popen[bytes], runtime: dict[str, str],
                                    tmp_path: Path) -> None:
     corpus = tmp_path / "docs.jsonl"
@@ -147,6 +147,7 @@ def test_garbage_answers_fall_back(runtime: dict[str, str], example_index: Path)
         listener.close()
 
 
+@pytest.mark.slow
 def test_bad_requests_do_not_take_the_server_down(server: subprocess.Popen[bytes],
                                                   runtime: dict[str, str]) -> None:
     sock_path = Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock"
@@ -163,6 +164,7 @@ def test_bad_requests_do_not_take_the_server_down(server: subprocess.Popen[bytes
     assert server.poll() is None
 
 
+@pytest.mark.slow
 def test_status_stop_and_idle_exit(runtime: dict[str, str]) -> None:
     assert run_gov("serve", "--status", env=runtime).returncode == 1
     proc = start_server(runtime, idle=2)

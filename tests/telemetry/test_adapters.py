@@ -3,7 +3,8 @@ outcomes, and no secret ever reaches the sink.
 
 The last test pushes prompts full of secrets through all four adapters at once, with the
 corpus and the index under a folder whose name is itself a canary. The log must hold only
-whole, valid events from all four adapters, and no trace of any canary."""
+whole, valid events from all four adapters, and no trace of any canary.
+"""
 
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def test_cli_route_records_each_row_and_leaks_nothing(example_index: Path, tmp_p
     assert_clean(sink)
 
 
+@pytest.mark.slow
 def test_cli_missing_index_records_a_failure(tmp_path: Path) -> None:
     sink = tmp_path / "events.jsonl"
     run_gov("route", PROMPT, "-i", str(tmp_path / "nope"), env={"GOV_TELEMETRY_PATH": str(sink)})
@@ -70,7 +72,7 @@ def test_cli_missing_index_records_a_failure(tmp_path: Path) -> None:
 
 def test_hook_records_and_leaks_nothing(example_index: Path, tmp_path: Path) -> None:
     sink = tmp_path / "events.jsonl"
-    env = {**os.environ, "GOV_TELEMETRY_PATH": str(sink), "GOV_RUNTIME_DIR": str(tmp_path / "rt")}
+    env = {"GOV_TELEMETRY_PATH": str(sink), "GOV_RUNTIME_DIR": str(tmp_path / "rt")}
     payloads = [
         {"prompt": PROMPT, "cwd": CANARIES[3], "session_id": CANARIES[1]},
         {"prompt": "what's the capital of france and why is it paris", "cwd": "/tmp"},
@@ -78,8 +80,8 @@ def test_hook_records_and_leaks_nothing(example_index: Path, tmp_path: Path) -> 
     ]
     for index, payload in enumerate(payloads):
         args = ["-i", str(example_index)] if index < 2 else []
-        subprocess.run([sys.executable, "-m", "gov.cli.entry", "hook", "codex", *args, "--serve", "never"],
-                       input=json.dumps(payload).encode(), env=env, capture_output=True, check=True)
+        done = run_gov("hook", "codex", *args, "--serve", "never", input=json.dumps(payload), env=env)
+        assert done.returncode == 0, done.stderr
     got = events(sink)
     assert [e["outcome"] for e in got] == ["routed", "abstained", "failed"]
     assert got[2]["failure_class"] == "index_load"
@@ -115,10 +117,7 @@ TRACES = [b"canary", b"Canary", b"alice", b"hunter2", b"id_rsa", b"sk-live", b"g
 
 
 def _gov(*args: str, log: Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, telemetry.ENV_PATH: str(log), "NO_COLOR": "1"}
-    env.pop("GOV_INDEX", None)
-    return subprocess.run([sys.executable, "-m", "gov.cli.entry", *args], input=stdin,
-                          capture_output=True, env=env, timeout=300, check=False)
+    return run_gov(*args, input=stdin, env={telemetry.ENV_PATH: str(log)}, timeout=300)
 
 
 @pytest.fixture
@@ -132,19 +131,15 @@ def canary_index(tmp_path: Path) -> Path:
     ]:
         (folder / f"{name}.md").write_text(f"# {name}\n\n**Agent-trigger:** {trigger}\n\nRules.\n")
     index = folder.parent / "index"
-    built = subprocess.run(
-        [sys.executable, "-m", "gov.cli.entry", "index", str(folder), "-o", str(index),
-         "--lexical-only", "--quiet"],
-        capture_output=True, timeout=300, check=False,
-    )
+    built = run_gov("index", str(folder), "-o", str(index), "--lexical-only", "--quiet", timeout=300)
     if built.returncode != 0:
         pytest.fail(built.stderr.decode())
     return index
 
 
+@pytest.mark.slow
 def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
                                                         tmp_path: Path) -> None:
-    pytest.importorskip("gov.core.serving.mcp_server", reason="the MCP adapter is not built yet")
     log = tmp_path / "telemetry.jsonl"
     index = str(canary_index)
     for prompt in SECRET_PROMPTS:

@@ -39,6 +39,7 @@ def _writer(path: str, writer: int, go: Any, via_env: bool) -> None:
         ))
 
 
+@pytest.mark.slow
 def test_concurrent_writers_never_tear_or_interleave_lines(tmp_path: Path) -> None:
     path = str(tmp_path / "state" / "telemetry.jsonl")  # the folder does not exist yet
     context = multiprocessing.get_context("spawn")
