@@ -5,12 +5,13 @@
   point in this process, for command tests where no lean path or process-level behaviour
   is under test.
 - ``example_index`` (and ``bodies_index``) index the example corpus with the real model;
-  ``fake_index`` indexes it with the hashed-words stand-in (``tests/fake_encoder.py``),
-  installed for the test by ``fake_encoder``.
+  ``fake_index`` (and ``fake_bodies_index``) index it with the hashed-words stand-in
+  (``tests/fake_encoder.py``), installed for the test by ``fake_encoder``.
 - Markers: ``model`` (loads the real embedding model) and ``slow`` (over about a second, or
   subprocesses and servers). A test using a real-model fixture is marked ``model`` and every
-  ``model`` test ``slow``; a test not marked ``slow`` that starts ``gov``, or one not marked
-  ``model`` that loads the real model, fails, so ``pytest -m "not slow"`` stays quick.
+  ``model`` test ``slow``; a test not marked ``slow`` that starts a process (``gov`` or any
+  other), or one not marked ``model`` that asks for the real model, fails, so
+  ``pytest -m "not slow"`` stays quick and ``-m "not model"`` never loads the model.
 """
 
 from __future__ import annotations
@@ -227,3 +228,22 @@ def fake_index(_fake_index_file: Path, fake_encoder: HashedWordsEncoder) -> Path
     installed (this fixture does), never from a ``gov`` process.
     """
     return _fake_index_file
+
+
+@pytest.fixture(scope="session")
+def _fake_bodies_file(tmp_path_factory: pytest.TempPathFactory, _fake_index_file: Path) -> Path:
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.indexes import build_index
+
+    path = tmp_path_factory.mktemp("fake-bodies") / "index"
+    with pytest.MonkeyPatch.context() as patch:
+        install_fake_encoder(patch, HashedWordsEncoder())
+        build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=_fake_index_file,
+                    bodies=True).write(path)
+    return path
+
+
+@pytest.fixture
+def fake_bodies_index(_fake_bodies_file: Path, fake_encoder: HashedWordsEncoder) -> Path:
+    """``fake_index`` with body evidence (``gov index --bodies``), the stand-in installed."""
+    return _fake_bodies_file

@@ -67,9 +67,8 @@ def test_golden_card(path: Path) -> None:
         assert {key: verdict[key] for key in VERDICT} == record["ovi_verdict"]
 
 
-@pytest.mark.slow
 def test_cards_written_by_gov_were_accepted_by_ovi_and_are_still_written_alike() -> None:
-    from tests.conftest import run_gov
+    from tests.conftest import invoke_gov
 
     from .conftest import jsonl
 
@@ -77,7 +76,7 @@ def test_cards_written_by_gov_were_accepted_by_ovi_and_are_still_written_alike()
     now = parse_rfc3339(record["now"])
     for made in record["cards"]:
         assert made["ovi_valid"] is True
-        out = run_gov("card", "new", *made["args"], "--timestamp", record["timestamp"], "--format", "jsonl")
+        out = invoke_gov("card", "new", *made["args"], "--timestamp", record["timestamp"], "--format", "jsonl")
         assert out.returncode == 0, out.stderr
         assert jsonl(out.stdout) == [made["card"]]
         card, problems = check_card(made["card"])

@@ -1,4 +1,6 @@
-"""``gov calibrate`` against the example corpus: the point it writes, its rows, its refusals, --learn."""
+"""``gov calibrate`` against the example corpus: the point it writes, its rows, its refusals, --learn.
+
+The point the module shares is written by a fresh process; the other runs are in this one."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gov.core.routing.point import load_operating_point
-from tests.conftest import EXAMPLES, run_gov
+from tests.conftest import EXAMPLES, invoke_gov, run_gov
 
 
 @pytest.fixture(scope="module")
@@ -45,17 +47,17 @@ def test_the_reported_figures_are_what_route_and_eval_measure(
         example_index: Path, calibrated: tuple[Path, dict[str, object]]) -> None:
     path, _ = calibrated
     point = load_operating_point(path)
-    routed = run_gov("route", "-i", str(example_index), "--operating-point", str(path),
+    routed = invoke_gov("route", "-i", str(example_index), "--operating-point", str(path),
                      "--format", "jsonl", input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert routed.returncode == 0, routed.stderr
-    report = json.loads(run_gov("eval", "--format", "json", input=routed.stdout).stdout)
+    report = json.loads(invoke_gov("eval", "--format", "json", input=routed.stdout).stdout)
     for key in ("false_alarm_rate", "top1", "recall", "precision", "f1"):
         assert report["overall"][key] == pytest.approx(point.provenance["metrics"][key],
                                                        abs=1e-3), key
 
 
 def test_calibrate_prints_every_row_and_the_rule(example_index: Path) -> None:
-    result = run_gov("calibrate", "-i", str(example_index),
+    result = invoke_gov("calibrate", "-i", str(example_index),
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode()
@@ -71,7 +73,7 @@ def test_no_survivor_exits_1_with_the_finding(example_index: Path) -> None:
     # Every positive also appears as a negative: any route is a false alarm.
     data = "".join(json.dumps({"prompt": r["prompt"], "expected": e}) + "\n"
                    for r in positives for e in (r["expected"], []))
-    result = run_gov("calibrate", "-i", str(example_index), input=data)
+    result = invoke_gov("calibrate", "-i", str(example_index), input=data)
     assert result.returncode == 1
     assert b"no operating point survives the gate" in result.stderr
 
@@ -79,13 +81,13 @@ def test_no_survivor_exits_1_with_the_finding(example_index: Path) -> None:
 def test_no_negatives_warns(example_index: Path) -> None:
     rows = [json.loads(line) for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
     data = "".join(json.dumps(r) + "\n" for r in rows if r["expected"])
-    result = run_gov("calibrate", "-i", str(example_index), "--format", "json", input=data)
+    result = invoke_gov("calibrate", "-i", str(example_index), "--format", "json", input=data)
     assert result.returncode == 0, result.stderr
     assert b"false-alarm rate is unmeasured" in result.stderr
 
 
 def test_bad_labelled_rows_are_errors(example_index: Path) -> None:
-    result = run_gov("calibrate", "-i", str(example_index), input='{"prompt": "x"}\n')
+    result = invoke_gov("calibrate", "-i", str(example_index), input='{"prompt": "x"}\n')
     assert result.returncode == 1
     assert b"stdin line 1: field 'expected' must be a list" in result.stderr
 
@@ -94,7 +96,7 @@ def test_learn_keeps_positives_and_a_classifier_that_route_applies(
         example_index: Path, tmp_path: Path) -> None:
     point_path = tmp_path / "learned.json"
     labelled_rows = (EXAMPLES / "labelled.jsonl").read_bytes()
-    result = run_gov("calibrate", "-i", str(example_index), "--learn", "--max-fa", "0.1",
+    result = invoke_gov("calibrate", "-i", str(example_index), "--learn", "--max-fa", "0.1",
                      "--out", str(point_path), input=labelled_rows)
     assert result.returncode == 0, result.stderr
     point = load_operating_point(point_path)
@@ -104,7 +106,7 @@ def test_learn_keeps_positives_and_a_classifier_that_route_applies(
     assert point.provenance["learned"] is True
     # A learned prompt finds its own document again through its learned surface.
     first = json.loads(labelled_rows.splitlines()[0])
-    routed = run_gov("route", first["prompt"], "-i", str(example_index), "--operating-point",
+    routed = invoke_gov("route", first["prompt"], "-i", str(example_index), "--operating-point",
                      str(point_path), "--format", "json")
     assert routed.returncode == 0, routed.stderr
     route = json.loads(routed.stdout)[0]["routes"]
@@ -112,17 +114,17 @@ def test_learn_keeps_positives_and_a_classifier_that_route_applies(
     assert "learned example" in route[0]["why"]
     # Stored in an index by gov index --operating-point, the learned arrays travel with it.
     index = tmp_path / "index"
-    built = run_gov("index", str(EXAMPLES / "policies"), "-o", str(index), "--operating-point",
+    built = invoke_gov("index", str(EXAMPLES / "policies"), "-o", str(index), "--operating-point",
                     str(point_path))
     assert built.returncode == 0, built.stderr
     (tmp_path / "learned.learned.npz").unlink()
-    again = run_gov("route", first["prompt"], "-i", str(index), "--format", "json")
+    again = invoke_gov("route", first["prompt"], "-i", str(index), "--format", "json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)[0]["routes"] == route
 
 
 def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> None:
-    result = run_gov("calibrate", "-i", str(example_index), "--learn",
+    result = invoke_gov("calibrate", "-i", str(example_index), "--learn",
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 2
     assert b"--learn needs --out FILE" in result.stderr

@@ -14,7 +14,7 @@ import yaml
 from gov.core.cards.schema import CONTRACT_SCHEMA_PATH, SCHEMA_PATH
 from gov.core.cards.validate import check_card
 from tests.cards.conftest import EXAMPLES, NOW, REPO, base_card, jsonl
-from tests.conftest import gov_command, gov_env, run_gov
+from tests.conftest import gov_command, gov_env, invoke_gov, run_gov
 
 COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget"]
 
@@ -75,7 +75,6 @@ NEW_ARGS = ["--task-id", "t-9", "--agent", "coder:model", "--objective", "Fix th
             "--outcome", "Login loop fixed in the session handler"]  # fmt: skip
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "confidence", "memory"),
     [
@@ -88,7 +87,7 @@ NEW_ARGS = ["--task-id", "t-9", "--agent", "coder:model", "--objective", "Fix th
 )
 def test_new_uses_ovis_builder_defaults(kind: str, confidence: float, memory: dict) -> None:
     extra = ["--artifact", "auth/session.py"] if kind == "PATCH" else []
-    out = run_gov("card", "new", kind, *NEW_ARGS, *extra)
+    out = invoke_gov("card", "new", kind, *NEW_ARGS, *extra)
     assert out.returncode == 0, out.stderr
     [card] = jsonl(out.stdout)
     assert check_card(card)[1] == []
@@ -98,9 +97,8 @@ def test_new_uses_ovis_builder_defaults(kind: str, confidence: float, memory: di
     assert list(card) == list(base_card())
 
 
-@pytest.mark.slow
 def test_new_takes_every_field() -> None:
-    out = run_gov(
+    out = invoke_gov(
         "card", "new", "RESULT", *NEW_ARGS, "--fact", "f1", "--fact", "f2", "--action", "a1",
         "--next", "n1", "--artifact", "x.py", "--confidence", "0.55", "--store", "kv",
         "--tag", "auth", "--tag", "login-loop", "--timestamp", "2025-06-01T09:00:00Z",
@@ -114,7 +112,6 @@ def test_new_takes_every_field() -> None:
                                          "tags": ["auth", "login-loop"]}  # fmt: skip
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -133,7 +130,7 @@ def test_new_takes_every_field() -> None:
     ],
 )  # fmt: skip
 def test_new_rejects_bad_input_with_exit_2_naming_option_and_rule(args: list[str], needle: str) -> None:
-    out = run_gov("card", "new", *args)
+    out = invoke_gov("card", "new", *args)
     assert out.returncode == 2
     assert out.stdout == b""
     err = out.stderr.decode()
@@ -177,18 +174,16 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
 # --- gov card validate / verify --------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_verify_good_examples_pass_even_strictly() -> None:
-    out = run_gov("card", "verify", str(EXAMPLES / "good"), "--now", NOW, "--strict")
+    out = invoke_gov("card", "verify", str(EXAMPLES / "good"), "--now", NOW, "--strict")
     assert out.returncode == 0, out.stdout
     results = jsonl(out.stdout)
     assert len(results) == 5 and all(r["passed"] and not r["soft_failures"] for r in results)
     assert "5 cards: 5 passed" in out.stderr.decode()
 
 
-@pytest.mark.slow
 def test_verify_bad_examples_fail() -> None:
-    out = run_gov("card", "verify", str(EXAMPLES / "bad"), "--now", NOW)
+    out = invoke_gov("card", "verify", str(EXAMPLES / "bad"), "--now", NOW)
     assert out.returncode == 1
     results = jsonl(out.stdout)
     assert len(results) == 9
@@ -197,9 +192,8 @@ def test_verify_bad_examples_fail() -> None:
         assert (not result["valid"]) or result["hard_failures"]
 
 
-@pytest.mark.slow
 def test_verify_result_fields() -> None:
-    out = run_gov("card", "verify", str(EXAMPLES / "bad" / "invalid-mixed.jsonl"),
+    out = invoke_gov("card", "verify", str(EXAMPLES / "bad" / "invalid-mixed.jsonl"),
                   str(EXAMPLES / "good" / "plan.json"), "--now", NOW, "-f", "jsonl")  # fmt: skip
     bad1, bad2, good = jsonl(out.stdout)
     assert list(good) == [
@@ -232,11 +226,10 @@ def test_validate_reports_array_indexes_and_lines(write_json) -> None:  # type: 
     assert "verdict" not in results[0] and "passed" not in results[0]
 
 
-@pytest.mark.slow
 def test_text_format(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.jsonl", [base_card(), base_card(key_facts=[], task_id="t-2"),
                                   base_card(outcome="")], lines=True)  # fmt: skip
-    out = run_gov("card", "verify", str(path), "--now", NOW, "-f", "text")
+    out = invoke_gov("card", "verify", str(path), "--now", NOW, "-f", "text")
     lines = out.stdout.decode().splitlines()
     assert lines[0].startswith("PASS") and f"{path}:1" in lines[0] and "result-default" in lines[0]
     assert lines[1].startswith("WARN") and "0.8 -> 0.7" in lines[1]
@@ -244,16 +237,15 @@ def test_text_format(write_json) -> None:  # type: ignore[no-untyped-def]
     assert any(x.startswith("INVALID") and f"{path}:3" in x for x in lines)
     assert "    outcome: must not be empty (minLength)" in lines
     assert "\x1b[" not in out.stdout.decode()
-    colored = run_gov("card", "verify", str(path), "--now", NOW, "-f", "text", "--color", "always")
+    colored = invoke_gov("card", "verify", str(path), "--now", NOW, "-f", "text", "--color", "always")
     assert "\x1b[32mPASS\x1b[0m" in colored.stdout.decode()
 
 
-@pytest.mark.slow
 def test_github_format_annotates_failures_and_warnings(write_json) -> None:  # type: ignore[no-untyped-def]
     cards = [base_card(), base_card(key_facts=[], task_id="t,2"),
              base_card(outcome="Done.", task_id="t-3")]  # fmt: skip
     path = write_json("c.jsonl", cards, lines=True)
-    out = run_gov("card", "verify", str(path), "--now", NOW, "-f", "github")
+    out = invoke_gov("card", "verify", str(path), "--now", NOW, "-f", "github")
     lines = out.stdout.decode().splitlines()
     assert len(lines) == 2
     assert lines[0].startswith(f"::warning file={path},line=2,title=card t%2C2 has soft failures::")
@@ -262,25 +254,23 @@ def test_github_format_annotates_failures_and_warnings(write_json) -> None:  # t
     assert out.returncode == 1
 
 
-@pytest.mark.slow
 def test_strict_and_contract_options(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.json", base_card(key_facts=[]))
-    assert run_gov("card", "verify", str(path), "--now", NOW).returncode == 0
-    strict = run_gov("card", "verify", str(path), "--now", NOW, "--strict")
+    assert invoke_gov("card", "verify", str(path), "--now", NOW).returncode == 0
+    strict = invoke_gov("card", "verify", str(path), "--now", NOW, "--strict")
     assert strict.returncode == 1 and jsonl(strict.stdout)[0]["passed"] is False
     future = write_json("f.json", base_card(timestamp="2025-06-02T12:00:00Z"))
-    assert run_gov("card", "verify", str(future), "--now", NOW, "--strict").returncode == 0
-    extended = run_gov("card", "verify", str(future), "--now", NOW, "--strict", "-c", "extended")
+    assert invoke_gov("card", "verify", str(future), "--now", NOW, "--strict").returncode == 0
+    extended = invoke_gov("card", "verify", str(future), "--now", NOW, "--strict", "-c", "extended")
     [result] = jsonl(extended.stdout)
     assert extended.returncode == 1 and result["soft_failures"] == ["timestamp_current"]
     assert result["contract_id"] == "result-extended"
 
 
-@pytest.mark.slow
 def test_now_decides_staleness(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("c.json", base_card())
-    fresh = jsonl(run_gov("card", "verify", str(path), "--now", NOW).stdout)[0]
-    stale = jsonl(run_gov("card", "verify", str(path), "--now", "2025-06-03T12:00:00+02:00").stdout)[0]
+    fresh = jsonl(invoke_gov("card", "verify", str(path), "--now", NOW).stdout)[0]
+    stale = jsonl(invoke_gov("card", "verify", str(path), "--now", "2025-06-03T12:00:00+02:00").stdout)[0]
     assert "timestamp_recent" in fresh["checks_passed"] and stale["soft_failures"] == ["timestamp_recent"]
 
 
@@ -293,7 +283,6 @@ def test_reads_stdin() -> None:
         assert jsonl(out.stdout)[0]["file"] == "-"
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -306,7 +295,7 @@ def test_reads_stdin() -> None:
     ],
 )
 def test_usage_and_io_errors_exit_2(args: list[str], needle: str) -> None:
-    out = run_gov(*args)
+    out = invoke_gov(*args)
     assert out.returncode == 2
     assert needle in out.stderr.decode() and "Traceback" not in out.stderr.decode()
 

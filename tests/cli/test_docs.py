@@ -16,13 +16,15 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gov.cli import docgen
 from gov.cli.completion import script
-from tests.conftest import REPO, gov_on_path, run_gov
+from tests.conftest import REPO, gov_on_path, invoke_gov, run_gov
 
 TREE = docgen.command_tree()
 DOCS = docgen.walk(TREE)
@@ -39,6 +41,19 @@ SHARED = ("--color", "--quiet", "-q", "--debug")
 
 def ids(docs: list[docgen.CommandDoc]) -> list[str]:
     return [doc.name for doc in docs]
+
+
+LEAN = "gov hook"  # a lean path: its cases run in a fresh process (slow), the others in this one
+
+
+def by_process(docs: list[docgen.CommandDoc]) -> list[Any]:
+    return [pytest.param(doc, id=doc.name, marks=[pytest.mark.slow] if doc.name == LEAN else [])
+            for doc in docs]
+
+
+def gov(doc: docgen.CommandDoc) -> Callable[..., subprocess.CompletedProcess[bytes]]:
+    """How ``doc``'s command runs in these tests: ``run_gov`` for the lean path, else ``invoke_gov``."""
+    return run_gov if doc.name == LEAN else invoke_gov
 
 
 @pytest.fixture(scope="module")
@@ -101,14 +116,14 @@ def test_readme_changes_only_between_the_markers(tmp_path: Path) -> None:
         docgen.splice_readme("no markers here\n", "x")
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # typer's bash script asks bash for its version
 def test_committed_completions_match_the_cli() -> None:
     for shell, path in docgen.COMPLETION_FILES.items():
         committed = (REPO / path).read_text(encoding="utf-8")
-        printed = run_gov("completion", shell)
+        printed = invoke_gov("completion", shell)
         assert printed.returncode == 0
         assert printed.stdout.decode() == committed == script(shell)
-        sourced = run_gov(env={"_GOV_COMPLETE": f"source_{shell}"})
+        sourced = invoke_gov(env={"_GOV_COMPLETE": f"source_{shell}"})
         assert sourced.stdout.decode().strip() == committed.strip()
 
 
@@ -163,21 +178,19 @@ def test_shared_options(doc: docgen.CommandDoc) -> None:
         assert "--format" in names, f"{doc.name} prints a shaped result but has no --format"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
+@pytest.mark.parametrize("doc", by_process(DOCS))
 def test_help_exits_0_with_the_shared_options(doc: docgen.CommandDoc) -> None:
     shared = [] if doc.is_group or doc.name == "gov hook" else [
         "--color", "never", "-q", "--debug"]
-    result = run_gov(*doc.words[1:], *shared, "--help")
+    result = gov(doc)(*doc.words[1:], *shared, "--help")
     assert result.returncode == 0, result.stderr.decode()
     assert "Example:" in result.stdout.decode()
     assert not result.stderr
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("doc", LEAVES, ids=ids(LEAVES))
+@pytest.mark.parametrize("doc", by_process(LEAVES))
 def test_unknown_option_is_a_usage_error(doc: docgen.CommandDoc) -> None:
-    result = run_gov(*doc.words[1:], "--no-such-option", input=b"")
+    result = gov(doc)(*doc.words[1:], "--no-such-option", input=b"")
     if doc.name == "gov hook":
         assert result.returncode == 0
         assert result.stderr.decode().count("\n") == 1
@@ -191,35 +204,33 @@ def test_unknown_option_is_a_usage_error(doc: docgen.CommandDoc) -> None:
 FORMATTED = [doc for doc in LEAVES if "--format" in option_names(doc)]
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("doc", FORMATTED, ids=ids(FORMATTED))
+@pytest.mark.parametrize("doc", by_process(FORMATTED))
 def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path) -> None:
     required = ["x" for param in doc.params if param.argument and not param.term.startswith("[")]
-    result = run_gov(*doc.words[1:], *required, "--format", "yaml", input=b"", cwd=tmp_path)
+    result = gov(doc)(*doc.words[1:], *required, "--format", "yaml", input=b"", cwd=tmp_path)
     assert result.returncode == 2, result.stderr.decode()
     assert "yaml" in result.stderr.decode()
     assert not result.stdout
 
 
-@pytest.mark.slow
 def test_version_names_the_model() -> None:
     from gov.core import __version__
     from gov.core.encode.bundle import DEFAULT_MODEL_ID
 
     for flag in ("--version", "-V"):
-        result = run_gov(flag)
+        result = invoke_gov(flag)
         assert result.returncode == 0
         assert result.stdout.decode() == f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n"
 
 
-@pytest.mark.slow
+@pytest.mark.model  # gov doctor checks that the embedding model loads
 def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
     ansi = re.compile(rb"\x1b\[")
     env = {"GOV_RUNTIME_DIR": str(tmp_path / "run")}
-    always = run_gov("doctor", "-i", str(tmp_path / "none"), "--color", "always", env=env,
-                     cwd=tmp_path)
+    always = invoke_gov("doctor", "-i", str(tmp_path / "none"), "--color", "always", env=env,
+                        cwd=tmp_path)
     assert ansi.search(always.stdout)
-    plain = run_gov("doctor", "-i", str(tmp_path / "none"), env=env, cwd=tmp_path)
+    plain = invoke_gov("doctor", "-i", str(tmp_path / "none"), env=env, cwd=tmp_path)
     assert not ansi.search(plain.stdout)  # NO_COLOR=1, and not a terminal either
 
 
@@ -300,8 +311,7 @@ def test_completion_script_parses(shell: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.slow
 def test_completion_rejects_other_shells() -> None:
-    result = run_gov("completion", "tcsh")
+    result = invoke_gov("completion", "tcsh")
     assert result.returncode == 2
     assert "tcsh" in result.stderr.decode()

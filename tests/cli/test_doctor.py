@@ -1,4 +1,7 @@
-"""``gov doctor`` through the real entry point: a healthy install, and each way it breaks."""
+"""``gov doctor`` through the real entry point: a healthy install, and each way it breaks.
+
+A fresh process for the healthy install and the shadowed model package (an import path of
+its own); the other cases run in this one. Every check run loads the real model."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import POLICIES, run_gov
+from tests.conftest import POLICIES, invoke_gov, run_gov
 
 
 @pytest.fixture
@@ -38,12 +41,12 @@ def test_good_install_exits_0(example_index: Path, tmp_path: Path,
 
 
 def test_text_checklist(example_index: Path, tmp_path: Path, isolated: dict[str, str]) -> None:
-    result = run_gov("doctor", "-i", str(example_index), env=isolated, cwd=tmp_path)
+    result = invoke_gov("doctor", "-i", str(example_index), env=isolated, cwd=tmp_path)
     assert result.returncode == 0
     text = result.stdout.decode()
     assert "ok    index:" in text and "every checksum verified, fresh" in text
     assert text.rstrip().splitlines()[-1].startswith("no problems")
-    quiet = run_gov("doctor", "-q", "-i", str(example_index), env=isolated, cwd=tmp_path)
+    quiet = invoke_gov("doctor", "-q", "-i", str(example_index), env=isolated, cwd=tmp_path)
     assert quiet.returncode == 0
     assert "ok    " not in quiet.stdout.decode()
 
@@ -54,7 +57,7 @@ def test_corrupt_index_exits_1_naming_the_rebuild(example_index: Path, tmp_path:
     data = bytearray(example_index.read_bytes())
     data[len(data) // 2] ^= 0xFF
     corrupt.write_bytes(bytes(data))
-    result = run_gov("doctor", "-i", str(corrupt), env=isolated, cwd=tmp_path)
+    result = invoke_gov("doctor", "-i", str(corrupt), env=isolated, cwd=tmp_path)
     assert result.returncode == 1
     text = result.stdout.decode()
     line = next(line for line in text.splitlines() if line.startswith("FAIL  index:"))
@@ -63,11 +66,11 @@ def test_corrupt_index_exits_1_naming_the_rebuild(example_index: Path, tmp_path:
     assert "policies" in fix and fix.endswith(f" -o {corrupt}")
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_truncated_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     garbage = tmp_path / "index"
     garbage.write_bytes(b"not an index")
-    result = run_gov("doctor", "-i", str(garbage), "--format", "json", env=isolated,
+    result = invoke_gov("doctor", "-i", str(garbage), "--format", "json", env=isolated,
                      cwd=tmp_path)
     assert result.returncode == 1
     index = checks_of(result.stdout)["index"]
@@ -75,7 +78,7 @@ def test_truncated_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> No
     assert index["fix"] == f"rebuild it with: gov index PATH -o {garbage}"
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_stale_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index
@@ -86,27 +89,27 @@ def test_stale_index_exits_1(tmp_path: Path, isolated: dict[str, str]) -> None:
     build_index(load_corpus([corpus], warn=lambda _m: None), lexical_only=True).write(index)
     first = next(corpus.glob("*.md"))
     first.write_text(first.read_text() + "\nOne more line.\n")
-    result = run_gov("doctor", "-i", str(index), "--format", "json", env=isolated, cwd=tmp_path)
+    result = invoke_gov("doctor", "-i", str(index), "--format", "json", env=isolated, cwd=tmp_path)
     assert result.returncode == 1
     check = checks_of(result.stdout)["index"]
     assert "stale" in str(check["detail"])
     assert str(check["fix"]).startswith("rebuild it with: gov index ")
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_missing_default_index_is_a_warning(tmp_path: Path, isolated: dict[str, str]) -> None:
-    result = run_gov("doctor", "--format", "json", env=isolated, cwd=tmp_path)
+    result = invoke_gov("doctor", "--format", "json", env=isolated, cwd=tmp_path)
     assert result.returncode == 0, result.stdout.decode()
     check = checks_of(result.stdout)["index"]
     assert check["status"] == "warn"
     assert "gov index PATH -o" in str(check["fix"])
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_missing_named_index_is_a_problem(tmp_path: Path, isolated: dict[str, str]) -> None:
-    named = run_gov("doctor", "-i", str(tmp_path / "nope"), env=isolated, cwd=tmp_path)
+    named = invoke_gov("doctor", "-i", str(tmp_path / "nope"), env=isolated, cwd=tmp_path)
     assert named.returncode == 1
-    from_env = run_gov("doctor", env={**isolated, "GOV_INDEX": str(tmp_path / "nope")},
+    from_env = invoke_gov("doctor", env={**isolated, "GOV_INDEX": str(tmp_path / "nope")},
                        cwd=tmp_path)
     assert from_env.returncode == 1
     assert f"no index at {tmp_path / 'nope'}" in from_env.stdout.decode()
@@ -131,7 +134,7 @@ def test_unsafe_runtime_folder_is_a_problem(example_index: Path, tmp_path: Path)
     real.mkdir()
     link = tmp_path / "link"
     link.symlink_to(real)
-    result = run_gov("doctor", "-i", str(example_index), "--format", "json",
+    result = invoke_gov("doctor", "-i", str(example_index), "--format", "json",
                      env={"GOV_RUNTIME_DIR": str(link)}, cwd=tmp_path)
     assert result.returncode == 1
     checks = checks_of(result.stdout)
@@ -140,7 +143,6 @@ def test_unsafe_runtime_folder_is_a_problem(example_index: Path, tmp_path: Path)
     assert checks["warm server"]["status"] == "info"
 
 
-@pytest.mark.slow
 def test_bad_format_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_gov("doctor", "--format", "yaml", cwd=tmp_path)
+    result = invoke_gov("doctor", "--format", "yaml", cwd=tmp_path)
     assert result.returncode == 2

@@ -1,4 +1,6 @@
-"""The ``gov index`` and ``gov show`` commands: summaries, options, refusals, racing writers."""
+"""The ``gov index`` and ``gov show`` commands: summaries, options, refusals, racing writers.
+
+Fresh processes for the plain build, ``gov show`` and the race; the options in this process."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 
 from gov.core.corpus.reader import load_corpus
 from gov.core.routing.indexes import load_index
-from tests.conftest import POLICIES, gov_command, gov_env, run_gov
+from tests.conftest import POLICIES, gov_command, gov_env, invoke_gov, run_gov
 from tests.corpus.conftest import POLICY, write
 
 
@@ -29,11 +31,10 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
     assert unknown.returncode == 1 and "deployment" in unknown.stderr.decode()
 
 
-@pytest.mark.slow
 def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
     write(tmp_path / "one" / "x.md", POLICY)
     write(tmp_path / "two" / "x.md", POLICY)
-    result = run_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"))
+    result = invoke_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"))
     assert result.returncode == 1
     err = result.stderr.decode()
     assert err.count("\n") == 1 and "duplicate document name 'x'" in err
@@ -44,32 +45,32 @@ def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
 def test_cli_index_ann_and_route_exact(tmp_path: Path, example_index: Path) -> None:
     target = tmp_path / "idx"
     target.write_bytes(example_index.read_bytes())  # its vectors are reused
-    built = run_gov("index", str(POLICIES), "-o", str(target), "--ann", "--format", "json")
+    built = invoke_gov("index", str(POLICIES), "-o", str(target), "--ann", "--format", "json")
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["search"] == "approximate (usearch)"
-    text = run_gov("index", str(POLICIES), "-o", str(target), "--ann")
+    text = invoke_gov("index", str(POLICIES), "-o", str(target), "--ann")
     assert "search: approximate (usearch HNSW over 44 surfaces" in text.stdout.decode()
     prompt = "roll the new build out to production tonight"
-    near = run_gov("route", prompt, "-i", str(target), "--format", "json")
-    exact = run_gov("route", prompt, "-i", str(target), "--format", "json", "--exact")
+    near = invoke_gov("route", prompt, "-i", str(target), "--format", "json")
+    exact = invoke_gov("route", prompt, "-i", str(target), "--format", "json", "--exact")
     assert near.returncode == 0 and exact.returncode == 0, near.stderr + exact.stderr
     assert json.loads(near.stdout) == json.loads(exact.stdout)
-    lonely = run_gov("index", str(POLICIES), "-o", str(target), "--ann-candidates", "8")
+    lonely = invoke_gov("index", str(POLICIES), "-o", str(target), "--ann-candidates", "8")
     assert lonely.returncode == 2 and b"--ann-candidates needs --ann" in lonely.stderr
-    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--ann", "--lexical-only")
+    words = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--ann", "--lexical-only")
     assert words.returncode != 0 and b"--ann needs embeddings" in words.stderr
 
 
 def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
     target = tmp_path / "idx"
     target.write_bytes(example_index.read_bytes())
-    built = run_gov("index", str(POLICIES), "-o", str(target), "--bodies", "--format", "json")
+    built = invoke_gov("index", str(POLICIES), "-o", str(target), "--bodies", "--format", "json")
     assert built.returncode == 0, built.stderr
     summary = json.loads(built.stdout)
     assert summary["bodies"]["documents"] == 22 and summary["bodies"]["passages_embedded"] > 200
-    text = run_gov("index", str(POLICIES), "-o", str(target), "--bodies")
+    text = invoke_gov("index", str(POLICIES), "-o", str(target), "--bodies")
     assert "bodies: 22 documents with a body; 0 passages embedded, 22" in text.stdout.decode()
-    words = run_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
+    words = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
     assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
 
 

@@ -1,4 +1,7 @@
-"""The ``gov route`` contract, through real subprocesses: rows, formats, errors, signals, pipes."""
+"""The ``gov route`` contract: rows, formats, errors, signals, pipes.
+
+The lean one-shot path, stdin, signals, pipes and import lists run in fresh processes; the
+options of the typer command run in this one."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, POLICIES, gov_command, gov_env, run_gov
+from tests.conftest import EXAMPLES, POLICIES, gov_command, gov_env, invoke_gov, run_gov
 
 
 def rows(result: subprocess.CompletedProcess[bytes]) -> list[dict]:  # type: ignore[type-arg]
@@ -56,7 +59,7 @@ def test_jsonl_passthrough_order_and_errors(example_index: Path) -> None:
 
 def test_on_error_fail_stops_at_the_first(example_index: Path) -> None:
     stdin = '{"prompt": "rotate the key"}\nnope\n{"prompt": "deploy it"}\n'
-    result = run_gov("route", "-i", str(example_index), "--on-error", "fail", input=stdin)
+    result = invoke_gov("route", "-i", str(example_index), "--on-error", "fail", input=stdin)
     assert result.returncode == 1
     out = rows(result)
     assert len(out) == 2 and "error" in out[1]
@@ -65,23 +68,23 @@ def test_on_error_fail_stops_at_the_first(example_index: Path) -> None:
 
 def test_exit_status_flag_and_text_input(example_index: Path) -> None:
     stdin = "what is the capital of france and why is it paris\nroll back last night's release\n"
-    plain = run_gov("route", "-i", str(example_index), "--text", input=stdin)
+    plain = invoke_gov("route", "-i", str(example_index), "--text", input=stdin)
     assert plain.returncode == 0
     out = rows(plain)
     assert out[0]["routes"] == [] and out[1]["routes"]
-    strict = run_gov("route", "-i", str(example_index), "--text", "-e", input=stdin)
+    strict = invoke_gov("route", "-i", str(example_index), "--text", "-e", input=stdin)
     assert strict.returncode == 1
 
 
 def test_json_format_is_one_array(example_index: Path) -> None:
     stdin = '{"prompt": "a"}\n{"prompt": "b"}\n'
-    result = run_gov("route", "-i", str(example_index), "--format", "json", input=stdin)
+    result = invoke_gov("route", "-i", str(example_index), "--format", "json", input=stdin)
     data = json.loads(result.stdout)
     assert [row["prompt"] for row in data] == ["a", "b"]
 
 
 def test_text_format_is_readable(example_index: Path) -> None:
-    result = run_gov("route", "roll back the release from last night", "-i", str(example_index),
+    result = invoke_gov("route", "roll back the release from last night", "-i", str(example_index),
                      "--format", "text")
     text = result.stdout.decode()
     assert "1. deployment" in text and "score" in text
@@ -112,14 +115,14 @@ def test_corrupt_index_traceback_only_with_debug(example_index: Path, tmp_path: 
     assert "Traceback" in debug.stderr.decode()
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_corpus_flag_builds_then_reuses(tmp_path: Path) -> None:
     target = tmp_path / "idx"
-    first = run_gov("route", "rotate the leaked stripe key", "--corpus", str(POLICIES),
+    first = invoke_gov("route", "rotate the leaked stripe key", "--corpus", str(POLICIES),
                     "-i", str(target), "--format", "jsonl")
     assert first.returncode == 0 and target.is_file()
     assert "built index" in first.stderr.decode()
-    second = run_gov("route", "rotate the leaked stripe key", "--corpus", str(POLICIES),
+    second = invoke_gov("route", "rotate the leaked stripe key", "--corpus", str(POLICIES),
                      "-i", str(target), "--format", "jsonl")
     assert "built index" not in second.stderr.decode()
     assert rows(first)[0]["routes"] == rows(second)[0]["routes"]
@@ -128,9 +131,9 @@ def test_corpus_flag_builds_then_reuses(tmp_path: Path) -> None:
 def test_default_index_path_and_env(tmp_path: Path, example_index: Path) -> None:
     (tmp_path / ".gov").mkdir()
     (tmp_path / ".gov" / "index").write_bytes(example_index.read_bytes())
-    here = run_gov("route", "roll back last night's release", "--format", "jsonl", cwd=tmp_path)
+    here = invoke_gov("route", "roll back last night's release", "--format", "jsonl", cwd=tmp_path)
     assert here.returncode == 0 and rows(here)[0]["routes"]
-    elsewhere = run_gov("route", "rotate the leaked stripe key", "--format", "jsonl",
+    elsewhere = invoke_gov("route", "rotate the leaked stripe key", "--format", "jsonl",
                         env={"GOV_INDEX": str(example_index)}, cwd=tmp_path.parent)
     assert elsewhere.returncode == 0
 
@@ -200,7 +203,7 @@ def test_labelled_example_set_is_well_formed() -> None:
 
 @pytest.mark.parametrize("flag", ["--format=yaml", "--batch-size=0"])
 def test_usage_errors_exit_2(example_index: Path, flag: str) -> None:
-    result = run_gov("route", "x", "-i", str(example_index), flag)
+    result = invoke_gov("route", "x", "-i", str(example_index), flag)
     assert result.returncode == 2
 
 
@@ -215,9 +218,9 @@ def test_one_shot_lean_path_matches_the_typer_command(example_index: Path, tmp_p
     assert not names & {"typer", "click", "rich", "pydantic", "sklearn", "scipy", "fastembed"}
 
 
-def test_the_cli_refuses_a_missing_point(example_index: Path, tmp_path: Path) -> None:
-    result = run_gov("route", "deploy the build", "-i", str(example_index), "--operating-point",
-                     str(tmp_path / "absent.json"))
+def test_the_cli_refuses_a_missing_point(fake_index: Path, tmp_path: Path) -> None:
+    result = invoke_gov("route", "deploy the build", "-i", str(fake_index), "--operating-point",
+                        str(tmp_path / "absent.json"))
     assert result.returncode == 2
     assert b"absent.json: operating point file not found" in result.stderr
 

@@ -1,4 +1,4 @@
-"""``gov telemetry report`` through the real entry point, in a fresh process."""
+"""``gov telemetry report`` through the real entry point: in this process, and once in a fresh one."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ import orjson
 import pytest
 
 from gov.core import telemetry
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov, run_gov
 
 
 def gov(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``gov telemetry ARGS`` with no telemetry log and no colour setting of its own."""
-    done = run_gov("telemetry", *args, input=stdin, cwd=cwd, timeout=300,
-                   env={telemetry.ENV_PATH: None, "NO_COLOR": None, "FORCE_COLOR": None, **(env or {})})
+        cwd: Path | None = None, fresh: bool = False) -> subprocess.CompletedProcess[str]:
+    """``gov telemetry ARGS`` (in a fresh process when ``fresh``) with no telemetry log and no
+    colour setting of its own."""
+    env = {telemetry.ENV_PATH: None, "NO_COLOR": None, "FORCE_COLOR": None, **(env or {})}
+    done = (run_gov("telemetry", *args, input=stdin, cwd=cwd, env=env, timeout=300) if fresh
+            else invoke_gov("telemetry", *args, input=stdin, cwd=cwd, env=env))
     return subprocess.CompletedProcess(done.args, done.returncode,
                                        done.stdout.decode(), done.stderr.decode())
 
@@ -39,7 +41,7 @@ CORPUS = ["deployment", "on-call", "incident-response", "testing", "code-review"
 
 @pytest.mark.slow
 def test_text_report_on_a_known_log(known_log_file: Path, tmp_path: Path) -> None:
-    done = gov("report", str(known_log_file), "--corpus", str(_corpus(tmp_path, CORPUS)))
+    done = gov("report", str(known_log_file), "--corpus", str(_corpus(tmp_path, CORPUS)), fresh=True)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "gov telemetry: 10 events" in out
@@ -55,7 +57,6 @@ def test_text_report_on_a_known_log(known_log_file: Path, tmp_path: Path) -> Non
     assert "█" in out and "▒" in out and "░" in out  # the charts were drawn
 
 
-@pytest.mark.slow
 def test_json_report(known_log_file: Path) -> None:
     done = gov("report", str(known_log_file), "--format", "json")
     assert done.returncode == 0, done.stderr
@@ -67,11 +68,10 @@ def test_json_report(known_log_file: Path) -> None:
     assert report["skipped_lines"]["torn"] == 1
 
 
-@pytest.mark.slow
 def test_names_from_an_index(known_log_file: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
-    built = run_gov("index", str(_corpus(tmp_path, CORPUS)), "-o", str(index), "--lexical-only",
-                    "--quiet", timeout=300)
+    built = invoke_gov("index", str(_corpus(tmp_path, CORPUS)), "-o", str(index), "--lexical-only",
+                       "--quiet")
     assert built.returncode == 0, built.stderr.decode()
     done = gov("report", str(known_log_file), "-i", str(index), "--format", "json")
     assert done.returncode == 0, done.stderr
@@ -80,7 +80,6 @@ def test_names_from_an_index(known_log_file: Path, tmp_path: Path) -> None:
     assert documents["corpus_size"] == 5
 
 
-@pytest.mark.slow
 def test_stdin_and_since(known_log: list[bytes]) -> None:
     done = gov("report", "-", "--since", "2025-12-02", "--format", "json",
                stdin=b"".join(known_log))
@@ -89,7 +88,6 @@ def test_stdin_and_since(known_log: list[bytes]) -> None:
     assert report["events"] == 6 and report["skipped_lines"]["before_since"] == 4
 
 
-@pytest.mark.slow
 def test_the_log_defaults_to_the_environment(known_log_file: Path) -> None:
     done = gov("report", "--format", "json", env={telemetry.ENV_PATH: str(known_log_file)})
     assert done.returncode == 0, done.stderr
@@ -113,7 +111,6 @@ def test_events_written_by_gov_are_read_back(tmp_path: Path) -> None:
     assert report["adapters"] == {"hook": 7}
 
 
-@pytest.mark.slow
 def test_an_empty_log_is_not_called_healthy(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
@@ -123,7 +120,6 @@ def test_an_empty_log_is_not_called_healthy(tmp_path: Path) -> None:
     assert "No events is not the same as healthy" in done.stdout
 
 
-@pytest.mark.slow
 def test_a_missing_log_is_one_line_error(tmp_path: Path) -> None:
     done = gov("report", str(tmp_path / "nope.jsonl"))
     assert done.returncode == 1
@@ -131,7 +127,6 @@ def test_a_missing_log_is_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("args", [
     ["report", "x.jsonl", "--since", "last tuesday"],
     ["report", "x.jsonl", "-i", "idx", "--corpus", "dir"],
@@ -144,7 +139,6 @@ def test_usage_errors_exit_2_with_one_line(args: list[str]) -> None:
     assert done.stderr.startswith("gov: error: ") and done.stderr.count("\n") == 1
 
 
-@pytest.mark.slow
 def test_colour_only_when_asked_or_on_a_terminal(known_log_file: Path) -> None:
     coloured = gov("report", str(known_log_file), "--color", "always")
     assert "\x1b[" in coloured.stdout
@@ -152,7 +146,6 @@ def test_colour_only_when_asked_or_on_a_terminal(known_log_file: Path) -> None:
     assert "\x1b[" not in plain.stdout and plain.returncode == 0
 
 
-@pytest.mark.slow
 def test_help_has_a_worked_example() -> None:
     for args in (["--help"], ["report", "--help"]):
         done = gov(*args)

@@ -10,6 +10,7 @@ import pytest
 
 from gov.core.encode import cache as embed_cache
 from gov.core.encode.cache import EmbeddingCache, embed_missing, model_folder, use_cache
+from tests.fake_encoder import HashedWordsEncoder
 
 DIM = 4
 
@@ -90,9 +91,8 @@ def test_small_builds_skip_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     assert use_cache(1)
 
 
-@pytest.mark.model
-def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     fake_encoder: HashedWordsEncoder) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index
     from tests.conftest import POLICIES
@@ -105,3 +105,4 @@ def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path,
     assert first.header.build["cached_vectors"] == 0
     assert second.header.build["cached_vectors"] == surfaces
     np.testing.assert_array_equal(first.arrays["embeddings"], second.arrays["embeddings"])
+    assert len(fake_encoder.embedded) == len(set(fake_encoder.embedded))  # the second embedded nothing

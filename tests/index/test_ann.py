@@ -24,17 +24,17 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("usearch") is None,
 PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
 
 
-def _ann_index(tmp_path: Path, example_index: Path, candidates: int | None = None) -> Path:
+def _ann_index(tmp_path: Path, fake_index: Path, candidates: int | None = None) -> Path:
     path = tmp_path / "ann-index"
-    built = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index,
+    built = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=fake_index,
                         ann=True, ann_candidates=candidates)
     built.write(path)
     return path
 
 
 def test_routes_match_exact_search_when_the_graph_reaches_every_document(
-        tmp_path: Path, example_index: Path) -> None:
-    path = _ann_index(tmp_path, example_index)
+        tmp_path: Path, fake_index: Path) -> None:
+    path = _ann_index(tmp_path, fake_index)
     approximate, exact = load_index(path), load_index(path, exact=True)
     assert approximate.scorer.nearest is not None and exact.scorer.nearest is None
     assert approximate.header.ann["backend"] == "usearch"
@@ -49,8 +49,8 @@ def test_routes_match_exact_search_when_the_graph_reaches_every_document(
 
 @pytest.mark.parametrize("pool", ["max", "mean", "max_mean"])
 def test_reached_documents_score_exactly_and_the_rest_score_zero(
-        tmp_path: Path, example_index: Path, pool: str) -> None:
-    path = _ann_index(tmp_path, example_index, candidates=3)
+        tmp_path: Path, fake_index: Path, pool: str) -> None:
+    path = _ann_index(tmp_path, fake_index, candidates=3)
     approximate, exact = load_index(path), load_index(path, exact=True)
     vectors = approximate.scorer.embed(PROMPTS[:20])
     assert vectors is not None
@@ -65,8 +65,8 @@ def test_reached_documents_score_exactly_and_the_rest_score_zero(
     assert reached[np.arange(len(best_doc)), best_doc].all()
 
 
-def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, example_index: Path) -> None:
-    path = _ann_index(tmp_path, example_index, candidates=4)
+def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, fake_index: Path) -> None:
+    path = _ann_index(tmp_path, fake_index, candidates=4)
     approximate, exact = load_index(path), load_index(path, exact=True)
     vectors = approximate.scorer.embed(PROMPTS[:6])
     assert vectors is not None
@@ -99,9 +99,9 @@ def test_graph_recall_at_2_against_exact_search() -> None:
     assert recall >= 0.9
 
 
-def test_missing_usearch_is_a_clear_error(tmp_path: Path, example_index: Path,
+def test_missing_usearch_is_a_clear_error(tmp_path: Path, fake_index: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    path = _ann_index(tmp_path, example_index)
+    path = _ann_index(tmp_path, fake_index)
     monkeypatch.setitem(sys.modules, "usearch", None)
     monkeypatch.setitem(sys.modules, "usearch.index", None)
     with pytest.raises(IndexLoadError, match="usearch is not installed") as caught:
@@ -109,4 +109,4 @@ def test_missing_usearch_is_a_clear_error(tmp_path: Path, example_index: Path,
     assert caught.value.hint is not None and "gov[ann]" in caught.value.hint
     assert load_index(path, exact=True).route(PROMPTS[0], record=False) is not None
     with pytest.raises(IndexBuildError, match=r"gov\[ann\]"):
-        build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index, ann=True)
+        build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=fake_index, ann=True)

@@ -17,10 +17,10 @@ from tests.conftest import EXAMPLES, POLICIES
 PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
 
 
-def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
+def test_a_body_vector_is_the_mean_of_its_passages(fake_bodies_index: Path) -> None:
     from gov.core.encode.embedding import get_encoder
 
-    index = load_index(bodies_index)
+    index = load_index(fake_bodies_index)
     assert index.scorer.body_vectors is not None and index.header.bodies["documents"] == 22
     name = "deployment"
     position = list(index.names).index(name)
@@ -30,24 +30,25 @@ def test_a_body_vector_is_the_mean_of_its_passages(bodies_index: Path) -> None:
     np.testing.assert_allclose(index.scorer.body_vectors[position], expected, atol=1e-5)
 
 
-def test_a_rebuild_reuses_unchanged_body_vectors(bodies_index: Path, tmp_path: Path) -> None:
-    again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index,
+def test_a_rebuild_reuses_unchanged_body_vectors(fake_bodies_index: Path, tmp_path: Path) -> None:
+    again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=fake_bodies_index,
                         bodies=True)
     assert again.header.bodies["passages_embedded"] == 0
     assert again.header.bodies["reused"] == 22
     np.testing.assert_array_equal(again.arrays["body_vectors"],
-                                  load_index(bodies_index).scorer.body_vectors)
+                                  load_index(fake_bodies_index).scorer.body_vectors)
 
 
-def test_approximate_search_mixes_bodies_like_exact_search(bodies_index: Path, tmp_path: Path) -> None:
+def test_approximate_search_mixes_bodies_like_exact_search(fake_bodies_index: Path, tmp_path: Path) -> None:
     import importlib.util
 
     # Not importorskip: usearch must be imported after onnxruntime (see core/index/ann.py).
     if importlib.util.find_spec("usearch") is None:
         pytest.skip("usearch is not installed")
     path = tmp_path / "ann"
-    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index,
+    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=fake_bodies_index,
                 bodies=True, ann=True).write(path)
     near, exact = load_index(path), load_index(path, exact=True)
-    assert [r.names for r in near.route_many(PROMPTS, record=False)] == [
-        r.names for r in exact.route_many(PROMPTS, record=False)]
+    routed = [r.names for r in near.route_many(PROMPTS, record=False)]
+    assert routed == [r.names for r in exact.route_many(PROMPTS, record=False)]
+    assert any(routed)  # something routed, so the comparison means something

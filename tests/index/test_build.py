@@ -16,6 +16,7 @@ from gov.core.errors import IndexBuildError
 from gov.core.index.build import separability
 from gov.core.routing.indexes import build_index
 from tests.conftest import POLICIES
+from tests.fake_encoder import HashedWordsEncoder
 
 
 def test_separability_is_max_minus_min_cosine_between_documents() -> None:
@@ -25,8 +26,7 @@ def test_separability_is_max_minus_min_cosine_between_documents() -> None:
     assert separability(vectors[:1]) is None
 
 
-@pytest.mark.model
-def test_rebuild_reembeds_only_changed_documents(tmp_path: Path) -> None:
+def test_rebuild_reembeds_only_changed_documents(tmp_path: Path, fake_encoder: HashedWordsEncoder) -> None:
     corpus_dir = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus_dir)
     target = tmp_path / "index"
@@ -35,9 +35,12 @@ def test_rebuild_reembeds_only_changed_documents(tmp_path: Path) -> None:
     assert first.header.build["reused_vectors"] == 0
     doc = corpus_dir / "testing.md"
     doc.write_text(doc.read_text().replace("**Agent-trigger:** ", "**Agent-trigger:** Flaky CI, "))
+    embedded = len(fake_encoder.embedded)
     second = build_index(load_corpus([corpus_dir]), previous=target)
     surfaces = second.header.build["surfaces"]
     assert second.header.build["reused_vectors"] == surfaces - 1
+    trigger = next(d.trigger for d in load_corpus([corpus_dir]).documents if d.name == "testing")
+    assert fake_encoder.embedded[embedded:] == [trigger]  # the changed surface, and only it
 
 
 def test_empty_corpus_cannot_be_indexed(tmp_path: Path) -> None:
@@ -49,10 +52,10 @@ def test_empty_corpus_cannot_be_indexed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
-def test_failed_write_keeps_the_previous_index(example_index: Path, tmp_path: Path,
+def test_failed_write_keeps_the_previous_index(fake_index: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     target = tmp_path / "index"
-    target.write_bytes(example_index.read_bytes())
+    target.write_bytes(fake_index.read_bytes())
     before = target.read_bytes()
     built = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=target)
 

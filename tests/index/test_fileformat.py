@@ -35,15 +35,15 @@ def test_round_trip_is_exact_and_aligned(tmp_path: Path) -> None:
     assert read_header(tmp_path / "f")["x"] == 1
 
 
-def test_no_pickle_anywhere(example_index: Path) -> None:
-    raw = example_index.read_bytes()
+def test_no_pickle_anywhere(fake_index: Path) -> None:
+    raw = fake_index.read_bytes()
     assert b"\x80\x04\x95" not in raw[:4096]  # a pickle protocol 4 opcode header
-    opened = open_index_file(example_index)
+    opened = open_index_file(fake_index)
     assert all(entry["dtype"] != "|O" for entry in opened.header["arrays"].values())
 
 
-def test_another_versions_index(example_index: Path, tmp_path: Path) -> None:
-    data = bytearray(example_index.read_bytes())
+def test_another_versions_index(fake_index: Path, tmp_path: Path) -> None:
+    data = bytearray(fake_index.read_bytes())
     magic, _version, flags, header_len, total, digest = PREFIX.unpack(bytes(data[: PREFIX.size]))
     data[: PREFIX.size] = PREFIX.pack(magic, FORMAT_VERSION + 1, flags, header_len, total, digest)
     (tmp_path / "v2").write_bytes(bytes(data))

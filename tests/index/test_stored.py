@@ -18,7 +18,8 @@ from gov.core.index.fileformat import (
 )
 from gov.core.index.stored import read_document_names
 from gov.core.routing.indexes import build_index, load_index
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov
+from tests.fake_encoder import HashedWordsEncoder
 
 
 def corrupt(src: Path, dst: Path, edit) -> Path:  # type: ignore[no-untyped-def]
@@ -38,17 +39,17 @@ def corrupt(src: Path, dst: Path, edit) -> Path:  # type: ignore[no-untyped-def]
         ("header-bit", lambda d: d[:100] + bytes([d[100] ^ 1]) + d[101:], "checksum"),
     ],
 )
-def test_damage_is_one_error_naming_the_rebuild(example_index: Path, tmp_path: Path,
+def test_damage_is_one_error_naming_the_rebuild(fake_index: Path, tmp_path: Path,
                                                 name: str, edit, message: str) -> None:  # type: ignore[no-untyped-def]
-    bad = corrupt(example_index, tmp_path / name, edit)
+    bad = corrupt(fake_index, tmp_path / name, edit)
     with pytest.raises(IndexLoadError) as caught:
         load_index(bad)
     assert message in str(caught.value)
     assert "gov index" in str(caught.value)
 
 
-def test_flipped_array_bit_is_caught_when_verifying(example_index: Path, tmp_path: Path) -> None:
-    data = bytearray(example_index.read_bytes())
+def test_flipped_array_bit_is_caught_when_verifying(fake_index: Path, tmp_path: Path) -> None:
+    data = bytearray(fake_index.read_bytes())
     data[-5] ^= 0x10  # inside the last array
     bad = tmp_path / "flipped"
     bad.write_bytes(bytes(data))
@@ -64,8 +65,8 @@ def test_directory_and_missing_file(tmp_path: Path) -> None:
         load_index(tmp_path / "nope")
 
 
-def test_model_mismatch_is_an_error(example_index: Path, tmp_path: Path) -> None:
-    opened = open_index_file(example_index)
+def test_model_mismatch_is_an_error(fake_index: Path, tmp_path: Path) -> None:
+    opened = open_index_file(fake_index)
     header = dict(opened.header)
     header.pop("arrays")
     header["model"] = dict(header["model"], sha256="0" * 64)
@@ -75,13 +76,13 @@ def test_model_mismatch_is_an_error(example_index: Path, tmp_path: Path) -> None
         load_index(tmp_path / "other")
 
 
-def test_document_names_from_the_header_alone(example_index: Path) -> None:
-    names = read_document_names(example_index)
+def test_document_names_from_the_header_alone(fake_index: Path) -> None:
+    names = read_document_names(fake_index)
     assert "deployment" in names and "legacy-release-train" not in names
 
 
-@pytest.mark.model
-def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path) -> None:
+def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path,
+                                                          fake_encoder: HashedWordsEncoder) -> None:
     import io
 
     docs = b"".join(json.dumps({"name": f"d{i}", "trigger": f"topic {i} words", "examples": [f"ex {i}"]})
@@ -97,11 +98,10 @@ def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path) -> Non
         assert "gov index" in str(caught.value), offset
 
 
-@pytest.mark.slow
 def test_symlink_loop_and_directory(tmp_path: Path) -> None:
     os.symlink(tmp_path / "b", tmp_path / "a")
     os.symlink(tmp_path / "a", tmp_path / "b")
     with pytest.raises(IndexLoadError, match="cannot open the index"):
         load_index(tmp_path / "a")
-    result = run_gov("route", "x", "-i", str(tmp_path / "a"))
+    result = invoke_gov("route", "x", "-i", str(tmp_path / "a"))
     assert result.returncode == 2 and "Traceback" not in result.stderr.decode()

@@ -12,7 +12,7 @@ from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
 from gov.core.routing.divergence import reasons
 from gov.core.routing.indexes import load_index
 from gov.core.routing.point import OperatingPoint
-from tests.conftest import POLICIES, run_gov
+from tests.conftest import POLICIES, invoke_gov
 
 MODEL = model_bundle.DEFAULT_MODEL_ID
 
@@ -72,19 +72,19 @@ def diverging(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         "provenance": {"corpus_size": 200, "separability": 0.6},
     }))
     index = folder / "index"
-    built = run_gov("index", str(POLICIES), "-o", str(index), "--operating-point", str(point))
+    built = invoke_gov("index", str(POLICIES), "-o", str(index), "--operating-point", str(point))
     assert built.returncode == 0, built.stderr
     return index, built.stdout.decode()
 
 
-@pytest.mark.slow
+@pytest.mark.model
 def test_reasons_are_shown_at_build_and_route(diverging: tuple[Path, str]) -> None:
     index, index_output = diverging
     assert "divergence: corpus has 22 documents; the operating point was measured on 200" in (
         index_output)
     loaded = load_index(index)
     assert loaded.notices == ["corpus has 22 documents; the operating point was measured on 200"]
-    routed = run_gov("route", "roll back the release", "-i", str(index), "--format", "text")
+    routed = invoke_gov("route", "roll back the release", "-i", str(index), "--format", "text")
     assert routed.returncode == 0, routed.stderr
     assert b"divergence: corpus has 22 documents" in routed.stdout
     result = load_index(index).route("roll back the release")
@@ -94,6 +94,6 @@ def test_reasons_are_shown_at_build_and_route(diverging: tuple[Path, str]) -> No
 def test_quiet_for_the_examples_under_the_shipped_default(example_index: Path) -> None:
     loaded = load_index(example_index)
     assert loaded.notices == []
-    routed = run_gov("route", "roll back the release", "-i", str(example_index), "--format",
-                     "text")
+    routed = invoke_gov("route", "roll back the release", "-i", str(example_index), "--format",
+                        "text")
     assert b"divergence" not in routed.stdout

@@ -1,4 +1,6 @@
-"""Indexes for routing: the point an index routes with, and refreshing a stale one."""
+"""Indexes for routing: the point an index routes with, and refreshing a stale one (what an
+index keeps on a rebuild is mechanics: the stand-in encoder; the default point's route is quality:
+the real model)."""
 
 from __future__ import annotations
 
@@ -7,16 +9,14 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from gov.core.corpus.reader import load_corpus
 from gov.core.routing.indexes import build_index, ensure_index, load_index
 from gov.core.routing.point import default_operating_point
 from tests.conftest import POLICIES
+from tests.fake_encoder import HashedWordsEncoder
 
 
-@pytest.mark.model
-def test_stale_index_is_detected_and_refreshed(tmp_path: Path) -> None:
+def test_stale_index_is_detected_and_refreshed(tmp_path: Path, fake_encoder: HashedWordsEncoder) -> None:
     corpus_dir = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus_dir)
     target = tmp_path / "index"
@@ -45,16 +45,12 @@ def test_an_index_with_bodies_routes_with_the_default_measured_with_bodies(bodie
     assert routed.names == ["secrets-management"]
 
 
-def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
-    import shutil
-
-    from gov.core.routing.indexes import ensure_index
-
+def test_a_rebuild_for_a_changed_corpus_keeps_bodies(tmp_path: Path,
+                                                    fake_encoder: HashedWordsEncoder) -> None:
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)
     target = tmp_path / "idx"
-    build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index,
-                bodies=True).write(target)
+    build_index(load_corpus([corpus], warn=lambda _m: None), bodies=True).write(target)
     fresh, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
     assert not rebuilt and fresh.scorer.body_vectors is not None
     page = corpus / "deployment.md"

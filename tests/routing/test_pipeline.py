@@ -9,7 +9,7 @@ import pytest
 
 from gov.core.routing.indexes import load_index
 from gov.core.routing.pipeline import BatchCounts, route_jsonl, route_rows
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov, run_gov
 
 MIXED = (
     b'\xef\xbb\xbf{"prompt": "rotate the leaked stripe key", "id": 1, "routes": "old"}\n'
@@ -25,8 +25,11 @@ MIXED = (
 )
 
 
-def cli_rows(index: Path, data: bytes, batch_size: int) -> list[dict]:  # type: ignore[type-arg]
-    result = run_gov("route", "-i", str(index), "--batch-size", str(batch_size), input=data)
+def cli_rows(index: Path, data: bytes, batch_size: int, *, fresh: bool = True
+             ) -> list[dict]:  # type: ignore[type-arg]
+    """The rows ``gov route`` writes, from a fresh process or (not ``fresh``) this one."""
+    gov = run_gov if fresh else invoke_gov
+    result = gov("route", "-i", str(index), "--batch-size", str(batch_size), input=data)
     return [json.loads(line) for line in result.stdout.decode().splitlines()]
 
 
@@ -42,8 +45,29 @@ def test_route_jsonl_matches_the_command(example_index: Path, batch_size: int) -
     assert counts.abstained == sum(1 for row in ours if row.get("routes") == [])
 
 
-def test_route_rows_passes_fields_through_and_reports_bad_rows(example_index: Path) -> None:
-    index = load_index(example_index)
+@pytest.mark.parametrize("batch_size", [1, 3, 32])
+def test_route_jsonl_gives_the_command_rows_in_every_shape(fake_index: Path, batch_size: int) -> None:
+    index = load_index(fake_index)
+    trigger = index.document("secrets-management").trigger.encode()
+    data = MIXED + b'{"prompt": "' + trigger + b'", "n": 11}\n'
+    ours = list(route_jsonl(index, data.splitlines(keepends=True), batch_size=batch_size))
+    assert ours == cli_rows(fake_index, data, batch_size, fresh=False)
+    counts = BatchCounts()
+    for row in ours:
+        counts.add(row)
+    assert (counts.rows, counts.errors) == (9, 5)
+    assert counts.abstained == sum(1 for row in ours if row.get("routes") == [])
+    assert [row.get("error", {}).get("line") for row in ours] == [
+        None, 2, 4, 5, 6, None, None, 10, None]
+    routed = ours[-1]
+    assert routed["n"] == 11 and routed["routes"][0]["name"] == "secrets-management"
+    assert set(routed["routes"][0]) == {"name", "score", "lexical", "semantic", "why"}
+    assert ours[0]["id"] == 1 and ours[0]["routes"] != "old"  # gov's key replaces the input's
+    assert ours[5]["meta"] == {"k": [1, None]}  # other fields pass through untouched
+
+
+def test_route_rows_passes_fields_through_and_reports_bad_rows(fake_index: Path) -> None:
+    index = load_index(fake_index)
     rows = [{"prompt": "rotate the leaked stripe key", "id": 7, "confidence": "x"}, {"id": 8},
             "text", {"prompt": None}]
     out = route_rows(index, rows, lines=[10, 11, 12, 13])
@@ -59,7 +83,7 @@ def test_route_rows_passes_fields_through_and_reports_bad_rows(example_index: Pa
         route_rows(index, rows, lines=[1])
 
 
-def test_line_numbers_continue_from_first_line(example_index: Path) -> None:
-    index = load_index(example_index)
+def test_line_numbers_continue_from_first_line(fake_index: Path) -> None:
+    index = load_index(fake_index)
     out = list(route_jsonl(index, [b"oops\n", b"\n", b'{"x": 1}\n'], first_line=41))
     assert [row["error"]["line"] for row in out] == [41, 43]

@@ -18,7 +18,7 @@ from gov.core.routing.point import (
     load_operating_point,
     save_operating_point,
 )
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov
 
 MODEL = model_bundle.DEFAULT_MODEL_ID
 
@@ -89,14 +89,14 @@ def test_missing_and_invalid_files_are_errors_never_fallbacks(tmp_path: Path) ->
         load_operating_point(write(tmp_path / "l.json", learned))
 
 
-def test_a_point_from_another_model_is_refused(example_index: Path, tmp_path: Path) -> None:
+def test_a_point_from_another_model_is_refused(fake_index: Path, tmp_path: Path) -> None:
     point = OperatingPoint(model_id="someone/other-model")
     with pytest.raises(OperatingPointError, match="measured with model 'someone/other-model'"):
         check_model(point, MODEL, "p.json")
     path = write(tmp_path / "other.json", {**minimal(), "model_id": "someone/other-model"})
     with pytest.raises(OperatingPointError, match="recalibrate"):
-        load_index(example_index, operating_point=load_operating_point(path))
-    result = run_gov("route", "x", "-i", str(example_index), "--operating-point", str(path))
+        load_index(fake_index, operating_point=load_operating_point(path))
+    result = invoke_gov("route", "x", "-i", str(fake_index), "--operating-point", str(path))
     assert result.returncode == 2 and b"someone/other-model" in result.stderr
 
 

@@ -39,34 +39,34 @@ def learned_for(tmp_path: Path, names: list[str], dim: int = 384) -> tuple[Path,
     return path, info
 
 
-def test_learned_arrays_are_checked_against_the_point(example_index: Path, tmp_path: Path) -> None:
+def test_learned_arrays_are_checked_against_the_point(fake_index: Path, tmp_path: Path) -> None:
     path, info = learned_for(tmp_path, ["deployment", "testing"])
     point_path = write(tmp_path / "p.json", {**minimal(learned_surfaces=path.name),
                                              "learned": info})
-    loaded = load_index(example_index, operating_point=load_operating_point(point_path))
+    loaded = load_index(fake_index, operating_point=load_operating_point(point_path))
     assert loaded.scorer.learned_vectors is not None and loaded.scorer.learned_vectors.shape[0] == 2
     assert loaded.scorer.learned_texts == ["text 0", "text 1"]
     # The file is read without pickle and must be the one the point names.
     path.write_bytes(path.read_bytes() + b"x")
     with pytest.raises(OperatingPointError, match="sha256 differs"):
-        load_index(example_index, operating_point=load_operating_point(point_path))
+        load_index(fake_index, operating_point=load_operating_point(point_path))
     path.unlink()
     with pytest.raises(OperatingPointError, match="learned array file not found"):
-        load_index(example_index, operating_point=load_operating_point(point_path))
+        load_index(fake_index, operating_point=load_operating_point(point_path))
 
 
-def test_learned_surfaces_naming_unknown_documents_fail(example_index: Path,
+def test_learned_surfaces_naming_unknown_documents_fail(fake_index: Path,
                                                         tmp_path: Path) -> None:
     path, info = learned_for(tmp_path, ["no-such-document"])
     point_path = write(tmp_path / "p.json", {**minimal(learned_surfaces=path.name),
                                              "learned": info})
     with pytest.raises(IndexLoadError, match="no-such-document"):
-        load_index(example_index, operating_point=load_operating_point(point_path))
+        load_index(fake_index, operating_point=load_operating_point(point_path))
 
 
-def test_learned_arrays_of_the_wrong_dimension_fail(example_index: Path, tmp_path: Path) -> None:
+def test_learned_arrays_of_the_wrong_dimension_fail(fake_index: Path, tmp_path: Path) -> None:
     path, info = learned_for(tmp_path, ["deployment"], dim=8)
     point_path = write(tmp_path / "p.json", {**minimal(learned_surfaces=path.name),
                                              "learned": info})
     with pytest.raises(OperatingPointError, match="dimension 8"):
-        load_index(example_index, operating_point=load_operating_point(point_path))
+        load_index(fake_index, operating_point=load_operating_point(point_path))

@@ -35,7 +35,7 @@ def test_pooling_equals_reduceat(counts: list[int], rows: int, seed: int) -> Non
     np.testing.assert_array_equal(scores, before)  # the input is never written
 
 
-def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
+def test_semantic_pooling_of_surface_similarities(fake_index: Path) -> None:
     from gov.core.routing.indexes import load_index
     from gov.core.scoring.pooling import SurfaceGroups
 
@@ -45,8 +45,8 @@ def test_semantic_pooling_of_surface_similarities(example_index: Path) -> None:
     assert groups.pool(sims, "mean") == pytest.approx(np.array([[0.5, 0.3]]))
     assert groups.pool(sims, "max_mean") == pytest.approx(np.array([[0.7, 0.35]]))
     # The index pools as its operating point says.
-    mean_index = load_index(example_index, operating_point=OperatingPoint(
-        semantic_pool="mean", model_id=load_index(example_index).model_id))
+    mean_index = load_index(fake_index, operating_point=OperatingPoint(
+        semantic_pool="mean", model_id=load_index(fake_index).model_id))
     vectors = mean_index.scorer.embed(["roll back the release"])
     assert vectors is not None
     pooled = mean_index.scorer.semantic(vectors, pool=mean_index.operating_point.semantic_pool)

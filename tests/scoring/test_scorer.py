@@ -14,8 +14,8 @@ from tests.conftest import EXAMPLES
 PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
 
 
-def test_the_mix_moves_only_documents_with_a_body(bodies_index: Path, tmp_path: Path) -> None:
-    index = load_index(bodies_index)
+def test_the_mix_moves_only_documents_with_a_body(fake_bodies_index: Path, tmp_path: Path) -> None:
+    index = load_index(fake_bodies_index)
     vectors = index.scorer.embed(PROMPTS[:8])
     assert vectors is not None and index.scorer.body_vectors is not None
     plain = index.scorer.semantic(vectors, pool="max", body_weight=0.0)

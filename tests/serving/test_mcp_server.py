@@ -74,7 +74,10 @@ class Client:
 
         self.stop = asyncio.Event()
         try:
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            # The server's stderr goes to this test's stderr, named here: the SDK's default is
+            # whatever sys.stderr was when it was first imported (perhaps inside invoke_gov).
+            async with stdio_client(params, errlog=sys.stderr) as (read, write), \
+                    ClientSession(read, write) as session:
                 await session.initialize()
                 self.ready.set_result(session)
                 await self.stop.wait()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov
 
 
-def test_parquet_input_routes_as_its_rows_in_jsonl(example_index: Path, tmp_path: Path) -> None:
+def test_parquet_input_routes_as_its_rows_in_jsonl(fake_index: Path, tmp_path: Path) -> None:
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     rows = [{"prompt": "roll the new build out to production tonight", "id": 1},
@@ -21,17 +21,17 @@ def test_parquet_input_routes_as_its_rows_in_jsonl(example_index: Path, tmp_path
     source = tmp_path / "prompts.parquet"
     pq.write_table(table, source, row_group_size=2)
     jsonl = "".join(json.dumps(r) + "\n" for r in rows).encode()
-    expected = run_gov("route", "-i", str(example_index), input=jsonl)
-    done = run_gov("route", "-i", str(example_index), "--input", str(source))
+    expected = invoke_gov("route", "-i", str(fake_index), input=jsonl)
+    done = invoke_gov("route", "-i", str(fake_index), "--input", str(source))
     assert done.stdout == expected.stdout and done.returncode == expected.returncode == 1
     out = [json.loads(line) for line in done.stdout.decode().splitlines()]
     assert [row.get("id") for row in out] == [1, 2, None, 4]
     assert out[2]["error"]["line"] == 3  # the Parquet row number
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not parquet at all")
-    bad = run_gov("route", "-i", str(example_index), "--input", str(broken))
+    bad = invoke_gov("route", "-i", str(fake_index), "--input", str(broken))
     assert bad.returncode == 1 and "broken.parquet: not a readable Parquet file" in bad.stderr.decode()
-    missing = run_gov("route", "-i", str(example_index), "--input", str(tmp_path / "nope.jsonl"))
+    missing = invoke_gov("route", "-i", str(fake_index), "--input", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 2 and "no such file" in missing.stderr.decode()
-    texts = run_gov("route", "-i", str(example_index), "--input", str(source), "--text")
+    texts = invoke_gov("route", "-i", str(fake_index), "--input", str(source), "--text")
     assert texts.returncode == 2 and "Parquet" in texts.stderr.decode()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gov.core.serving import ray_engine
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov, run_gov
 
 # Ray is imported by the cluster fixture, not at collection (it takes seconds).
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
@@ -94,8 +94,8 @@ def test_the_command_on_ray_writes_what_the_local_engine_writes(
 
 @pytest.mark.parametrize("args", [["a prompt"], ["--text"], ["--format", "json"],
                                   ["--on-error", "fail"]])
-def test_the_ray_engine_refuses_what_it_cannot_do(example_index: Path, args: list[str]) -> None:
-    done = run_gov("route", "-i", str(example_index), "--engine", "ray", *args, input=b"")
+def test_the_ray_engine_refuses_what_it_cannot_do(fake_index: Path, args: list[str]) -> None:
+    done = invoke_gov("route", "-i", str(fake_index), "--engine", "ray", *args, input=b"")
     assert done.returncode == 2 and "--engine ray" in done.stderr.decode()
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from gov.core import telemetry
 from gov.core.routing.indexes import load_index
-from tests.conftest import run_gov
+from tests.conftest import invoke_gov, run_gov
 
 CANARIES = [
     "sk-live-4f9a8b7c6d5e4f3a2b1c",
@@ -50,7 +50,7 @@ def test_cli_route_records_each_row_and_leaks_nothing(example_index: Path, tmp_p
             {"prompt": "what's the capital of france and why is it paris", "k": CANARIES[0]},
             {"no_prompt": CANARIES[3]}]
     stdin = "".join(json.dumps(row) + "\n" for row in rows)
-    result = run_gov("route", "-i", str(example_index), input=stdin,
+    result = invoke_gov("route", "-i", str(example_index), input=stdin,
                      env={"GOV_TELEMETRY_PATH": str(sink)})
     assert result.returncode == 1  # the third row is malformed
     got = events(sink)
@@ -61,10 +61,9 @@ def test_cli_route_records_each_row_and_leaks_nothing(example_index: Path, tmp_p
     assert_clean(sink)
 
 
-@pytest.mark.slow
 def test_cli_missing_index_records_a_failure(tmp_path: Path) -> None:
     sink = tmp_path / "events.jsonl"
-    run_gov("route", PROMPT, "-i", str(tmp_path / "nope"), env={"GOV_TELEMETRY_PATH": str(sink)})
+    invoke_gov("route", PROMPT, "-i", str(tmp_path / "nope"), env={"GOV_TELEMETRY_PATH": str(sink)})
     (event,) = events(sink)
     assert event["outcome"] == "failed" and event["failure_class"] == "index_load"
     assert_clean(sink)
@@ -89,9 +88,9 @@ def test_hook_records_and_leaks_nothing(example_index: Path, tmp_path: Path) -> 
     assert_clean(sink)
 
 
-def test_library_records_only_when_enabled(example_index: Path) -> None:
+def test_library_records_only_when_enabled(fake_index: Path) -> None:
     sink = telemetry.MemorySink()
-    index = load_index(example_index)
+    index = load_index(fake_index)
     index.route(PROMPT)  # telemetry off: nothing
     telemetry.set_sink(sink)
     try:
