@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """How fast ``gov card verify`` checks a large JSONL file, side by side with ovi-cards.
 
-The target: 10,000 cards in one JSONL file verified in at most 1.5 s of wall time for the
-whole ``gov`` process, and at least three times faster than ovi-cards 0.1.0 validating and
-verifying the same file in one process. ovi-cards is not a dependency of gov: give the
-interpreter of a virtual environment that has it, e.g.::
+The target: 10,000 cards in one JSONL file verified at least ten times faster than
+ovi-cards 0.1.0 validating and verifying the same file, process to process: the whole
+``gov`` process (start-up, reading, checking, writing every result) against ovi's
+validate-and-verify loop alone (its start-up and output excluded), the conservative
+comparison. ovi-cards is not a dependency of gov: give the interpreter of a virtual
+environment that has it, e.g.::
 
     python3 -m venv /tmp/ovi-venv && /tmp/ovi-venv/bin/pip install ovi-cards==0.1.0
     python benchmarks/bench_cards.py --ovi-python /tmp/ovi-venv/bin/python
 
 Cards are generated from a fixed seed with timestamps from the last few hours, a mix of
-the five types, and a share that fails HARD or SOFT checks, so every check runs. The ovi
-side is timed twice: its validate-and-verify loop alone (ovi's start-up excluded, the
-conservative figure the ratio is taken against) and its whole process. Both tools' verdicts
-are compared card by card, so a fast but wrong gov cannot pass.
+the five types, and a share that fails HARD or SOFT checks, so every check runs. The two
+tools take turns, run for run, so a busy machine slows both alike; medians are reported,
+and CPU seconds beside wall seconds. Both tools' verdicts are compared card by card, so a
+fast but wrong gov cannot pass.
 
 Only the standard library is used here.
 """
@@ -76,6 +78,7 @@ import json, sys, time
 t0 = time.perf_counter()
 from ovi_cards import validate_card, verify_card
 t1 = time.perf_counter()
+c1 = time.process_time()
 out = []
 with open(sys.argv[1], "rb") as fh:
     for line in fh:
@@ -87,8 +90,9 @@ with open(sys.argv[1], "rb") as fh:
         else:
             out.append(None)
 t2 = time.perf_counter()
+c2 = time.process_time()
 with open(sys.argv[2], "w") as fh:
-    json.dump({"import_s": t1 - t0, "loop_s": t2 - t1, "results": out}, fh)
+    json.dump({"import_s": t1 - t0, "loop_s": t2 - t1, "loop_cpu_s": c2 - c1, "results": out}, fh)
 """
 
 
@@ -145,6 +149,12 @@ def write_cards(path: Path, count: int, seed: int) -> None:
             fh.write(json.dumps(make_card(rnd, i, now), separators=(",", ":")) + "\n")
 
 
+# gov is timed as installed: a regular install ships its modules compiled, and an editable
+# checkout compiles them on its first run, unless PYTHONDONTWRITEBYTECODE forbids it; then
+# every run would parse gov's sources again while ovi-cards, installed, runs compiled.
+GOV_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def time_gov(gov: list[str], cards: Path, out: Path) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one whole ``gov card verify`` process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -152,7 +162,7 @@ def time_gov(gov: list[str], cards: Path, out: Path) -> tuple[float, float]:
     with out.open("wb") as fh:
         proc = subprocess.run(
             [*gov, "card", "verify", str(cards), "--format", "jsonl", "--quiet"],
-            stdout=fh, stderr=subprocess.PIPE, check=False,
+            stdout=fh, stderr=subprocess.PIPE, env=GOV_ENV, check=False,
         )  # fmt: skip
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -162,7 +172,8 @@ def time_gov(gov: list[str], cards: Path, out: Path) -> tuple[float, float]:
     return elapsed, cpu
 
 
-def time_ovi(python: str, cards: Path, work: Path) -> tuple[float, float, list[object]]:
+def time_ovi(python: str, cards: Path, work: Path) -> tuple[float, float, float, list[object]]:
+    """Wall seconds of the whole ovi process, and wall and CPU seconds of its loop alone."""
     script = work / "ovi_run.py"
     script.write_text(OVI_SCRIPT)
     report = work / "ovi.json"
@@ -170,7 +181,7 @@ def time_ovi(python: str, cards: Path, work: Path) -> tuple[float, float, list[o
     subprocess.run([python, str(script), str(cards), str(report)], check=True)
     wall = time.perf_counter() - start
     data = json.loads(report.read_text())
-    return wall, data["loop_s"], data["results"]
+    return wall, data["loop_s"], data["loop_cpu_s"], data["results"]
 
 
 def compare(gov_out: Path, ovi_results: list[object]) -> int:
@@ -198,6 +209,7 @@ def main() -> int:
         "--gov", default=f"{sys.executable} -m gov.cli.entry",
         help="the gov command (default: this interpreter, -m gov.cli.entry)",
     )  # fmt: skip
+    parser.add_argument("--target", type=float, default=10.0, help="the speed-up to reach")
     args = parser.parse_args()
     gov = args.gov.split()
     with tempfile.TemporaryDirectory() as tmp:
@@ -208,39 +220,43 @@ def main() -> int:
         print(f"{args.cards:,} cards, {size / 1e6:.1f} MB, JSONL ({os.cpu_count()} CPUs)")
         out = work / "gov.jsonl"
         time_gov(gov, cards, out)  # warm the file cache and byte-code
-        runs = [time_gov(gov, cards, out) for _ in range(args.repeat)]
+        runs, walls, loops, loop_cpus = [], [], [], []
+        results: list[object] = []
+        for _ in range(args.repeat):  # the tools take turns, so load hits both alike
+            runs.append(time_gov(gov, cards, out))
+            if args.ovi_python:
+                wall, loop, loop_cpu, results = time_ovi(args.ovi_python, cards, work)
+                walls.append(wall)
+                loops.append(loop)
+                loop_cpus.append(loop_cpu)
         gov_s = statistics.median(wall for wall, _ in runs)
         gov_cpu = statistics.median(cpu for _, cpu in runs)
         print(
             f"gov card verify   median {gov_s:.3f} s wall ({gov_cpu:.3f} s CPU)  best "
-            f"{min(wall for wall, _ in runs):.3f} s  ({args.cards / gov_s:,.0f} cards/s, whole "
-            f"process)  {'within' if gov_s <= 1.5 else 'OVER'} the 1.5 s target"
+            f"{min(wall for wall, _ in runs):.3f} s  ({args.cards / gov_s:,.0f} cards/s, whole process)"
         )
         load = os.getloadavg()[0]
-        if load > (os.cpu_count() or 1):
+        if load > (os.cpu_count() or 1) / 2:
             print(f"note: load average {load:.1f} on {os.cpu_count()} CPUs; wall times are noisy")
         if not args.ovi_python:
             print("ovi-cards: not measured (give --ovi-python)")
-            return 0 if gov_s <= 1.5 else 1
-        walls, loops = [], []
-        results: list[object] = []
-        for _ in range(max(1, args.repeat // 2)):
-            wall, loop, results = time_ovi(args.ovi_python, cards, work)
-            walls.append(wall)
-            loops.append(loop)
+            return 0
         ovi_wall, ovi_loop = statistics.median(walls), statistics.median(loops)
+        ovi_cpu = statistics.median(loop_cpus)
         print(
-            f"ovi-cards 0.1.0   median loop {ovi_loop:.3f} s ({args.cards / ovi_loop:,.0f} "
-            f"cards/s, validate_card + verify_card), whole process {ovi_wall:.3f} s"
+            f"ovi-cards 0.1.0   median loop {ovi_loop:.3f} s wall ({ovi_cpu:.3f} s CPU; "
+            f"{args.cards / ovi_loop:,.0f} cards/s, validate_card + verify_card), whole process "
+            f"{ovi_wall:.3f} s"
         )
-        ratio = ovi_loop / gov_s
+        ratio, cpu_ratio = ovi_loop / gov_s, ovi_cpu / gov_cpu
         print(
-            f"speed-up: {ratio:.1f}x against ovi's loop alone, {ovi_wall / gov_s:.1f}x "
-            f"process to process (target: at least 3x)"
+            f"speed-up: {ratio:.1f}x wall, {cpu_ratio:.1f}x CPU (gov's whole process against ovi's "
+            f"loop alone; {ovi_wall / gov_s:.1f}x whole process against whole process); target "
+            f"{args.target:g}x"
         )
         differ = compare(out, results)
         print(f"verdicts that differ between the two: {differ}")
-        return 0 if gov_s <= 1.5 and ratio >= 3 and differ == 0 else 1
+        return 0 if min(ratio, cpu_ratio) >= args.target and differ == 0 else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,10 @@ names, systems, regions). Each generated document takes a *base* surface and rew
   makes every name unique and gives each document words of its own;
 * half the documents get a second surface (one reworded example prompt), so the corpus
   has about 1.5 surfaces per document;
-* the body is a short markdown page (about 400 bytes), what ``gov show`` delivers.
+* the body is a short markdown page (about 400 bytes), what ``gov show`` delivers;
+  ``--body-passages N`` appends N paragraphs to it (a skill-sized body: the 1,354 public
+  skills of the zero-shot measurements average 23 passages), each distinct, so a build
+  with bodies embeds as a long real corpus would.
 
 Prompts (``--prompts N``) reword a random document's surfaces and carry its name in
 ``expected``; one in ten is off-topic (``expected: []``). Only the standard library is
@@ -143,9 +146,30 @@ def _fill(template: str, x: str, scope: dict[str, str]) -> str:
     return template.format(x=x, X=x[:1].upper() + x[1:], **scope)
 
 
-def generate(count: int, bases: Sequence[tuple[str, list[str]]], seed: int = 0
-             ) -> Iterator[dict[str, object]]:
-    """``count`` documents in gov's JSONL document form, the same ones for the same seed."""
+RULES = [
+    "record the change in the log", "ask a second reviewer to approve it",
+    "check the dashboards for ten minutes afterwards", "write down who owns the rollback",
+    "tell the support team before customers notice", "keep the previous version for a week",
+    "run the checks in staging first", "link the ticket in the commit message",
+]
+
+
+def body_passages(base: Sequence[tuple[str, list[str]]], count: int, scope: dict[str, str],
+                  rng: random.Random) -> str:
+    """``count`` paragraphs of a longer body, each naming the document's codename."""
+    paragraphs = []
+    for number in range(count):
+        phrase, _ = rng.choice(base)
+        paragraphs.append(f"Step {number + 1} for {scope['code']}: when {_vary(phrase, rng)} "
+                          f"in {scope['region']}, {rng.choice(RULES)} and "
+                          f"{rng.choice(RULES)}; the {scope['team']} team decides exceptions.")
+    return "".join(f"\n{p}\n" for p in paragraphs)
+
+
+def generate(count: int, bases: Sequence[tuple[str, list[str]]], seed: int = 0,
+             passages: int = 0) -> Iterator[dict[str, object]]:
+    """``count`` documents in gov's JSONL document form, the same ones for the same seed
+    (``passages`` adds paragraphs to each body without changing anything else)."""
     rng = random.Random(seed)
     for number in range(count):
         base, examples = bases[number % len(bases)]
@@ -165,6 +189,8 @@ def generate(count: int, bases: Sequence[tuple[str, list[str]]], seed: int = 0
                 f"Before {base}, check the runbook for {code}, record the change in the log, "
                 "and ask a second reviewer to approve it. Escalate to the owning team when "
                 "in doubt; exceptions need a written waiver that expires within 90 days.\n")
+        if passages:
+            body += body_passages(bases, passages, scope, random.Random(seed * 1_000_003 + number))
         yield {"name": name, "trigger": trigger, "examples": surfaces, "body": body}
 
 
@@ -195,11 +221,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seed-corpus", nargs="*", default=[],
                         help="folders of documents whose surfaces are the bases")
+    parser.add_argument("--body-passages", type=int, default=0,
+                        help="paragraphs appended to each body (default 0)")
     parser.add_argument("--prompts", type=int, default=0, help="also write this many prompts")
     parser.add_argument("--prompts-out", type=Path, help="prompts JSONL (needed with --prompts)")
     args = parser.parse_args(argv)
     bases = seeded_bases(args.seed_corpus) if args.seed_corpus else synthetic_bases()
-    documents = list(generate(args.count, bases, args.seed))
+    documents = list(generate(args.count, bases, args.seed, args.body_passages))
     out = args.output.open("w", encoding="utf-8") if args.output else sys.stdout
     with out:
         for doc in documents:

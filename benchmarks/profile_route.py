@@ -6,8 +6,8 @@
 For each index: the warm ``Index.route`` median and p95 over ``--count`` prompts (after 10
 to warm up), the parts of a route measured separately on the same prompts (embedding the
 prompt, the cosine over every surface vector, the pooled semantic scores with that cosine,
-the lexical scores, selection), and a one-shot ``gov route PROMPT`` in a fresh process
-(wall time and peak RSS, median of 3). Compare two builds of one corpus (e.g. with and
+the lexical scores, the head's or learned classifier's probabilities, selection), and a
+one-shot ``gov route PROMPT`` in a fresh process (wall time and peak RSS, median of 3). Compare two builds of one corpus (e.g. with and
 without ``--bodies``) by naming both; run the script from two checkouts to compare code.
 """
 
@@ -35,8 +35,14 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
     index = load_index(path)
     for prompt in prompts[:10]:
         index.route(prompt, record=False)
-    parts: dict[str, list[float]] = {k: [] for k in
-                                     ("embed", "cosine", "semantic", "lexical", "select", "route")}
+    # This script also runs from a checkout before the background gate (``body_weight``,
+    # no background, no head), so a route's parts can be compared across commits.
+    body = ({"body_surfaces": index.operating_point.body_surfaces}
+            if hasattr(index.operating_point, "body_surfaces")
+            else {"body_weight": index.operating_point.body_weight})
+    background = getattr(index, "background", None)
+    parts: dict[str, list[float]] = {k: [] for k in ("embed", "cosine", "semantic", "lexical",
+                                                     "head", "select", "route")}
     for prompt in prompts[10:]:
         t0 = time.perf_counter()
         scorer, point = index.scorer, index.operating_point
@@ -45,20 +51,27 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
         assert vectors is not None and scorer.embeddings is not None
         _ = scorer.surface_similarities(vectors)
         t2 = time.perf_counter()
-        semantic = scorer.semantic(vectors, pool=point.semantic_pool, body_weight=point.body_weight)
+        semantic = scorer.semantic(vectors, pool=point.semantic_pool, **body)
         t3 = time.perf_counter()
         lexical = scorer.lexical_documents(scorer.lexical_surfaces(prompt))
         t4 = time.perf_counter()
-        select(lexical, semantic[0], index.operating_point)
+        learned = scorer.learned_probabilities(vectors)
         t5 = time.perf_counter()
-        index.route(prompt, record=False)
+        if background is not None:
+            select(lexical, semantic[0], point, None if learned is None else learned[0],
+                   background)
+        else:
+            select(lexical, semantic[0], point, None if learned is None else learned[0])
         t6 = time.perf_counter()
-        for key, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5),
-                                strict=True):
+        index.route(prompt, record=False)
+        t7 = time.perf_counter()
+        for key, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5,
+                                        t7 - t6), strict=True):
             parts[key].append(seconds)
     routes = sorted(parts["route"])
     return {"index": str(path), "documents": len(index.names),
-            "body_weight": index.operating_point.body_weight,
+            **{key: value for key, value in body.items()},
+            "gate": getattr(index.operating_point, "gate", "confidence"),
             "approximate": index.scorer.nearest is not None,
             "route_p50_ms": median_ms(routes),
             "route_p95_ms": round(routes[int(0.95 * (len(routes) - 1))] * 1000, 2),

@@ -147,10 +147,11 @@ def main() -> int:
         "gov_operating_point": 1, "model_id": header_model, "params": BASELINE,
         "provenance": {"note": "oiax 0.3.2's design: floors 0.10/0.25, RRF k=60, two routes"},
     }))
+    shown = options.set if options.set == "examples" else f"{options.set} dev"
     max_fa = options.max_fa if options.max_fa is not None else MAX_FA.get(options.set, 0.05)
     point = work / "point.json"
     calibrate_args = ["calibrate", "-i", str(index), "--out", str(point), "--max-fa", str(max_fa),
-                      "--corpus-id", f"{options.set} dev (calibration half)", "-q",
+                      "--corpus-id", f"{shown} (calibration half)", "-q",
                       "--format", "json"]
     if not options.no_learn:
         calibrate_args.append("--learn")
@@ -165,13 +166,13 @@ def main() -> int:
         "calibrated" + ("" if options.no_learn else " + learned"): evaluate(
             index, point, test, work, "calibrated"),
     }
-    print(f"{options.set} dev: {len(calibration_rows)} calibration / {len(test_rows)} test "
+    print(f"{shown}: {len(calibration_rows)} calibration / {len(test_rows)} test "
           f"prompts; gate --max-fa {max_fa}; calibrate took {calibrate_seconds:.1f}s "
           f"(score {calibrated['score_seconds']}s, grid {calibrated['grid_seconds']}s, "
           f"{calibrated['evaluated']} points)")
     print("winner:", json.dumps(calibrated["winner"]["params"]))
     print()
-    print(table(f"{options.set} dev, test half", reports))
+    print(table(f"{shown}, test half", reports))
     if options.json:
         options.json.write_text(json.dumps({"set": options.set, "max_fa": max_fa,
                                             "winner": calibrated["winner"],

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import sys
 import traceback
+import typing
 from collections.abc import Callable
 from enum import Enum
+from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -93,20 +96,27 @@ def console(stderr: bool = False) -> Console:
 
 
 def notice(message: str) -> None:
-    """A notice for people, on stderr, unless ``--quiet``."""
+    """A notice for people, on stderr, unless ``--quiet``; cleaned (it may quote a corpus)."""
     if not STATE.quiet:
-        sys.stderr.write(f"gov: {message}\n")
+        from gov.core.sanitize import clean
+
+        sys.stderr.write(f"gov: {clean(message)}\n")
         sys.stderr.flush()
 
 
 def warn(message: str) -> None:
     """A warning on stderr; ``--quiet`` silences notices and progress, not warnings."""
-    sys.stderr.write(f"gov: warning: {message}\n")
+    from gov.core.sanitize import clean
+
+    sys.stderr.write(f"gov: warning: {clean(message)}\n")
     sys.stderr.flush()
 
 
 def error_line(message: str) -> None:
-    sys.stderr.write(f"gov: error: {message}\n")
+    """One line, whatever the message holds (it may quote a crafted file)."""
+    from gov.core.sanitize import clean
+
+    sys.stderr.write(f"gov: error: {clean(message)}\n")
     sys.stderr.flush()
 
 
@@ -135,6 +145,103 @@ def _quiet_broken_pipe() -> int:
     except (OSError, ValueError):
         pass
     return EXIT_BROKEN_PIPE
+
+
+# --- help text: examples verbatim, placeholders named ---------------------------------------
+
+
+def value_kind(param: Any) -> tuple[list[str] | None, str, bool]:
+    """(choices, kind, a file only) of a parameter's value, from typer's or click's model.
+
+    typer since 0.2x describes a parameter's type with a ``type_descriptor`` (the Python
+    annotation); older typer builds click parameter types. Kind is int, float, path or str.
+    """
+    desc = getattr(param, "type_descriptor", None)
+    if desc is not None:
+        choices = [str(getattr(c, "value", c)) for c in desc.choices] if desc.choices else None
+        annotation = desc.annotation
+        if typing.get_origin(annotation) is list:
+            annotation = typing.get_args(annotation)[0]
+        kind = {int: "int", float: "float"}.get(annotation, "str")
+        if isinstance(annotation, type) and issubclass(annotation, PurePath):
+            kind = "path"
+        file_only = getattr(desc.parameter_info, "dir_okay", True) is False
+        return choices, kind, file_only
+    ptype = param.type
+    raw = getattr(ptype, "choices", None)
+    choices = [str(getattr(c, "value", c)) for c in raw] if raw else None
+    name = getattr(ptype, "name", "")
+    kind = "int" if "integer" in name else "float" if "float" in name else (
+        "path" if name == "path" else "str")
+    return choices, kind, getattr(ptype, "dir_okay", True) is False
+
+
+def metavar_of(param: Any) -> str:
+    """A readable metavar: the declared one, the choices, or one named after the option."""
+    declared = getattr(param, "metavar", None)
+    if declared:
+        return str(declared)
+    choices, kind, file_only = value_kind(param)
+    if choices:
+        return "|".join(choices)
+    if kind == "int":
+        return "N"
+    if kind == "float":
+        return "NUMBER"
+    if param.param_type_name == "argument":
+        return str(param.name).upper()
+    if kind == "path":
+        return "FILE" if file_only else "PATH"
+    return str(max(param.opts, key=len).lstrip("-").upper())
+
+
+def _verbatim(text: str) -> str:
+    """``text`` with click's no-rewrap marker before every indented paragraph, so examples
+    print as written (a rewrapped line breaks a pasted ``\\`` continuation)."""
+    out: list[str] = []
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if not paragraph:
+            return
+        split = next((i for i, line in enumerate(paragraph) if line.startswith((" ", "\t"))), None)
+        if split is not None and all(line.startswith((" ", "\t")) for line in paragraph[split:]):
+            if split:
+                out.extend([*paragraph[:split], ""])
+            out.extend(["\b", *paragraph[split:]])
+        else:
+            out.extend(paragraph)
+        paragraph.clear()
+
+    for line in text.splitlines():
+        if line.strip() in ("", "\b"):
+            flush()
+            if line.strip() == "" and out and out[-1] != "":
+                out.append("")
+            continue
+        paragraph.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def prepare_help(command: Any) -> Any:
+    """Ready a click command tree for ``--help``: examples verbatim, and every value named by
+    a metavar (``TEXT``, ``PATH``, ``N``) instead of the Python type typer would print."""
+    if command.help:
+        head, marker, tail = command.help.partition("\f")
+        command.help = _verbatim(inspect.cleandoc(head)) + marker + tail
+    for param in command.params:
+        if getattr(param, "is_flag", False) or getattr(param, "count", False):
+            continue
+        if value_kind(param)[0]:
+            continue  # choices print as <a|b|c>
+        if param.metavar is None:
+            param.metavar = metavar_of(param)
+        if param.param_type_name == "argument":
+            param.display_type_rich = lambda ctx: None  # its metavar names it already
+    for child in getattr(command, "commands", {}).values():
+        prepare_help(child)
+    return command
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -2,7 +2,9 @@
 
 ``gov hook …`` runs on every prompt a person types, so it must never go through
 typer's argument handling (a usage error there exits 2) nor import typer, rich or the
-numeric stack before it knows it routes in-process. Everything else goes to typer.
+numeric stack before it knows it routes in-process. A one-shot ``gov route`` and a plain
+``gov card verify`` (a CI step, a pre-commit hook) have lean paths too. Everything else
+goes to typer.
 """
 
 from __future__ import annotations
@@ -14,11 +16,17 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "hook":
-        from gov.cli.hook import main as hook_main
+        from gov.cli.commands.hook import main as hook_main
 
         sys.exit(hook_main(args[1:]))
+    if args[:2] == ["card", "verify"] and not os.environ.get("GOV_DEBUG"):
+        from gov.cli.commands.card_lean import main as card_main
+
+        code = card_main(args[2:])
+        if code is not None:
+            sys.exit(code)
     if args and args[0] == "route" and not os.environ.get("GOV_DEBUG"):
-        from gov.cli.route_lean import main as route_main
+        from gov.cli.commands.route_lean import main as route_main
 
         code = route_main(args[1:])
         if code is not None:

@@ -28,18 +28,18 @@ app = typer.Typer(
 
 # One module per subcommand group; each exposes ``register(app)``.
 COMMAND_MODULES = [
-    "gov.cli.index",
-    "gov.cli.route",
-    "gov.cli.show",
-    "gov.cli.hook",
-    "gov.cli.card",
-    "gov.cli.eval",
-    "gov.cli.calibrate",
-    "gov.cli.telemetry",
-    "gov.cli.serve",
-    "gov.cli.mcp",
-    "gov.cli.doctor",
-    "gov.cli.completion",
+    "gov.cli.commands.index",
+    "gov.cli.commands.route",
+    "gov.cli.commands.show",
+    "gov.cli.commands.hook",
+    "gov.cli.commands.card",
+    "gov.cli.commands.eval",
+    "gov.cli.commands.calibrate",
+    "gov.cli.commands.telemetry",
+    "gov.cli.commands.serve",
+    "gov.cli.commands.mcp",
+    "gov.cli.commands.doctor",
+    "gov.cli.commands.completion",
 ]
 
 
@@ -82,8 +82,11 @@ def run(args: list[str]) -> None:
     """Run the app; a usage error is one line naming the help to read, exit 2."""
     from typer.exceptions import TyperException
 
+    from gov.cli.conventions import prepare_help
+
     try:
-        code = app(args=args, prog_name="gov", standalone_mode=False)
+        command = prepare_help(typer.main.get_command(app))
+        code = command.main(args=args, prog_name="gov", standalone_mode=False)
     except TyperException as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `gov` or a bare group: its help
             sys.stdout.write(exc.format_message().rstrip("\n") + "\n")

@@ -1,39 +1,21 @@
 """Find and open the index a command works on, the same way for every command.
 
 Precedence: ``-i FILE``; else ``--corpus DIR`` (built or refreshed into the index path as
-needed); else ``$GOV_INDEX``; else ``.gov/index`` under the current folder.
+needed; when the default index holds another corpus, into a file beside it, so
+``--corpus`` never replaces the index the hook reads); else ``$GOV_INDEX``; else
+``.gov/index`` under the current folder.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from gov.cli import conventions
 
 if TYPE_CHECKING:
     from gov.core.routing.point import OperatingPoint
     from gov.core.routing.router import Router as Index
-
-IndexOpt = Annotated[
-    Path | None,
-    typer.Option("--index", "-i", help="Index file (default: $GOV_INDEX, else .gov/index).",
-                 dir_okay=False),
-]
-CorpusOpt = Annotated[
-    list[Path] | None,
-    typer.Option("--corpus", help="Corpus folder or file; builds or refreshes the index as needed."),
-]
-PointOpt = Annotated[
-    Path | None,
-    typer.Option("--operating-point", help="Operating point JSON (overrides the index's)."),
-]
-LexicalOnlyOpt = Annotated[
-    bool, typer.Option("--lexical-only", help="Route by words alone (no embedding model).")
-]
-
 
 def index_path(index: Path | None) -> Path:
     if index is not None:
@@ -63,8 +45,13 @@ def open_index(
     operating_point = load_point(point)
     target = index_path(index)
     if corpus:
-        from gov.core.routing.indexes import ensure_index
+        from gov.core.routing.indexes import beside, built_from, ensure_index
 
+        if index is None and built_from(target, corpus) is False:
+            # The default index is another corpus's (the one the hook reads): leave it.
+            other = target
+            target = beside(target, corpus)
+            conventions.notice(f"{other} holds an index of another corpus; using {target}")
         loaded, rebuilt = ensure_index(
             [str(p) for p in corpus], target, operating_point=operating_point,
             lexical_only=lexical_only, warn=conventions.warn, exact=exact,
@@ -80,7 +67,7 @@ def open_index(
         raise no_index(target)
     loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only, exact=exact)
     if check_stale and loaded.is_stale():
-        from gov.cli.route_lean import stale_warning
+        from gov.cli.commands.route_lean import stale_warning
 
         conventions.warn(stale_warning(loaded, target))
     return loaded

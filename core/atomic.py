@@ -10,17 +10,34 @@ from pathlib import Path
 from typing import BinaryIO
 
 
+def _mode_for(target: Path) -> int:
+    """The permissions ``target`` should end with: those it has, else 0666 less the umask."""
+    try:
+        return os.stat(target).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def atomic_writer(path: str | os.PathLike[str], *, parents: bool = True) -> Iterator[BinaryIO]:
     """Yield a temp file beside ``path``; on success fsync and rename it over ``path``.
 
-    On any failure (including KeyboardInterrupt) the temp file is removed and the
-    previous file at ``path`` is left untouched.
+    Missing folders are created unless ``parents`` is false (then ``FileNotFoundError``). A
+    new file gets the permissions any program would give it (0666 less the umask), a
+    replaced one keeps its own. On any failure (including KeyboardInterrupt) the temp file
+    is removed and the previous file at ``path`` is left untouched.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if parents:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise FileNotFoundError(2, "No such directory", str(target.parent))
+    mode = _mode_for(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
@@ -32,7 +49,7 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically."""
-    with atomic_writer(path) as handle:
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bool = True) -> None:
+    """Write ``data`` to ``path`` atomically (see ``atomic_writer``)."""
+    with atomic_writer(path, parents=parents) as handle:
         handle.write(data)

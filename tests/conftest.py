@@ -7,6 +7,10 @@
 - ``example_index`` (and ``bodies_index``) index the example corpus with the real model;
   ``fake_index`` (and ``fake_bodies_index``) index it with the hashed-words stand-in
   (``tests/fake_encoder.py``), installed for the test by ``fake_encoder``.
+- Every test runs in the suite's own runtime and cache folders (``GOV_RUNTIME_DIR``,
+  ``GOV_CACHE_DIR``, set for the whole session before any session fixture builds, and again
+  for each test) without ``GOV_TELEMETRY_PATH``: never the warm server, cache or telemetry
+  log of the person running it.
 - Markers: ``model`` (loads the real embedding model) and ``slow`` (over about a second, or
   subprocesses and servers). A test using a real-model fixture is marked ``model`` and every
   ``model`` test ``slow``; a test not marked ``slow`` that starts a process (``gov`` or any
@@ -163,6 +167,42 @@ def _marks_hold(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
         monkeypatch.setattr(embedding, "get_encoder", _refuse_real_model)
     if request.node.get_closest_marker("slow") is None:
         monkeypatch.setattr(subprocess.Popen, "__init__", _popen_only_when_slow)
+
+
+# -- isolation ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A runtime folder (short: a socket path has at most 107 bytes) and a cache folder for
+    the whole run, set before any session fixture builds an index (so their embedding
+    caches are the suite's, never the user's); warm servers started in it are stopped at
+    the end."""
+    import shutil
+    import tempfile
+
+    runtime = Path(tempfile.mkdtemp(prefix="gov-test-rt-"))
+    cache = tmp_path_factory.mktemp("cache")
+    folders = {"GOV_RUNTIME_DIR": str(runtime), "GOV_CACHE_DIR": str(cache)}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in folders.items():
+            patch.setenv(name, value)
+        yield folders
+    from gov.core.serving.protocol import send
+
+    for sock in runtime.glob("*.sock"):
+        send({"op": "stop"}, 2.0, sock)
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _isolated(_private_folders: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs apart from the person running the suite: its own runtime folder
+    (never their warm server), its own cache folder, no telemetry log of theirs. A test
+    that needs one of these sets it itself."""
+    for name, value in _private_folders.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("GOV_TELEMETRY_PATH", raising=False)
 
 
 # -- indexes ------------------------------------------------------------------------------------

@@ -24,6 +24,10 @@ from gov.core.scoring.learned import save_learned
 if TYPE_CHECKING:
     from gov.core.routing.router import Router
 
+# Under this many labelled prompts, a label-free (background) point is moved, not refitted:
+# a full grid fitted on a few dozen prompts learns their noise.
+FEW_LABELS = 200
+
 
 @dataclass
 class CalibrationRun:
@@ -65,9 +69,25 @@ def calibrate_index(
     scores, learned = score(router, labelled, learn=learn, progress=progress)
     scored = time.perf_counter() - started
     started = time.perf_counter()
-    result = grid.calibrate(router.names, labelled, scores, max_fa=max_fa,
-                            lexical_floors=lexical_floors, semantic_floors=semantic_floors,
-                            confidence=confidence)
+    label_free = router.operating_point
+    result = None
+    if label_free.gate == "background" and router.background is not None:
+        result = grid.nudge(router.names, labelled, scores, base=label_free,
+                            background=router.background, max_fa=max_fa)
+    # Few labels move the label-free point; a full grid runs with more, or when moving it
+    # cannot meet the gate at all.
+    if result is None or result.winner is None or len(labelled.prompts) >= FEW_LABELS:
+        full = grid.calibrate(router.names, labelled, scores, max_fa=max_fa,
+                              lexical_floors=lexical_floors, semantic_floors=semantic_floors,
+                              confidence=confidence)
+        if result is not None:
+            winner = result.winner
+            if full.winner is not None and grid.better(full.winner, winner):
+                winner = full.winner
+            full = grid.Calibration(result.rows + full.rows, winner, full.rule, max_fa,
+                                    full.negatives, full.positives,
+                                    result.evaluated + full.evaluated, full.notes)
+        result = full
     searched = time.perf_counter() - started
     point = None
     written: list[Path] = []

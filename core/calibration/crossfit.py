@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.calibration.fit import fit_classifier
 from gov.core.calibration.labelled import Labelled
 from gov.core.errors import InputError
-from gov.core.scoring.learned import LearnedArrays, softmax_rows
+from gov.core.scoring.learned import LearnedArrays, fit_classifier, softmax_rows
 
 if TYPE_CHECKING:
     from gov.core.routing.router import Router

@@ -17,29 +17,6 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     from gov.core.calibration.scores import Scores
 
-CLASSIFIER_C = 10.0
-
-
-def fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], classes: int,
-                    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """Multinomial logistic regression over embeddings; one row per class index."""
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
-    model.fit(vectors, owners)
-    weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
-    bias = np.full(classes, -1e4, dtype=np.float32)
-    seen = np.asarray(model.classes_, dtype=np.int64)
-    if seen.size == 2:
-        # scikit-learn keeps one row for two classes: split it into two opposite logits.
-        weights[seen[1]] = model.coef_[0] / 2
-        weights[seen[0]] = -model.coef_[0] / 2
-        bias[seen[1]] = model.intercept_[0] / 2
-        bias[seen[0]] = -model.intercept_[0] / 2
-    else:
-        weights[seen] = model.coef_
-        bias[seen] = model.intercept_
-    return weights, bias
 
 
 def fit_confidence(features: NDArray[np.float64], correct: NDArray[np.bool_]

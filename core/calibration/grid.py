@@ -25,6 +25,7 @@ from gov.core.calibration.fit import fit_confidence, fusion_weights
 from gov.core.calibration.labelled import Labelled
 from gov.core.calibration.metrics import f1_score
 from gov.core.calibration.scores import Scores
+from gov.core.routing.background import Background
 from gov.core.routing.confidence import logistic_many
 from gov.core.routing.point import POOLS, OperatingPoint
 from gov.core.routing.select import rank_many
@@ -37,6 +38,8 @@ SECOND_RATIOS = (0.0, 0.5, 0.7, 0.85)
 # With a learned classifier: the least probability it must give a second route.
 SECOND_LEARNED_FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
 TOP_KS = (1, 2)
+# Background gate: the shares of the bank the grid lets route (the threshold it sets).
+BACKGROUND_ALPHAS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
 
 
 @dataclass
@@ -53,7 +56,7 @@ class Outcome:
         return {
             "fusion": p.fusion if p.fusion == "weighted" else f"rrf k={p.rrf_k:g}",
             "semantic_pool": p.semantic_pool,
-            "body_weight": p.body_weight,
+            "body_surfaces": p.body_surfaces,
             "lexical_floor": p.lexical_floor,
             "semantic_floor": p.semantic_floor,
             "top_k": p.top_k,
@@ -100,8 +103,14 @@ def _thresholds(confidence: NDArray[np.float64], negative: NDArray[np.bool_]) ->
 
 
 def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
-                  max_fa: float, learnable_confidence: bool) -> tuple[Outcome, int]:
-    """The best inner setting (threshold, second-route rule, top k) of one grid row."""
+                 max_fa: float, learnable_confidence: bool,
+                 background: Background | None = None) -> tuple[Outcome, int]:
+    """The best inner setting (threshold, second-route rule, top k) of one grid row.
+
+    With ``background`` (a background-gated point), the threshold is the gate's: each
+    prompt's best gate score against the threshold each ``BACKGROUND_ALPHAS`` share of the
+    bank sets, instead of a fitted confidence model.
+    """
     n, _ = expected.shape
     many = rank_many(scores.lexical, scores.semantic, base, scores.learned)
     top1, top2, fused1, fused2 = many.top1, many.top2, many.fused1, many.fused2
@@ -113,12 +122,20 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     positive = np.asarray(expected.any(axis=1), dtype=bool)
     negative = ~positive
     labels = int(expected.sum())
-    weights = (fit_confidence(many.features[has1], correct1[has1])
-               if learnable_confidence else None)
-    confidence = np.zeros(n)
-    if weights is not None:
-        confidence = logistic_many(weights, many.features)
-    thresholds = _thresholds(confidence[has1], negative[has1]) if weights is not None else [None]
+    alphas: list[float] = []
+    if background is not None and scores.semantic is not None:
+        weights = None
+        confidence = background.gate_scores(scores.lexical, scores.semantic, base).max(axis=1)
+        alphas = sorted(set(BACKGROUND_ALPHAS) | {base.background_alpha})
+        thresholds: list[float | None] = [
+            background.threshold(base.with_params(background_alpha=alpha))[0] for alpha in alphas]
+    else:
+        weights = (fit_confidence(many.features[has1], correct1[has1])
+                   if learnable_confidence else None)
+        confidence = np.zeros(n)
+        if weights is not None:
+            confidence = logistic_many(weights, many.features)
+        thresholds = _thresholds(confidence[has1], negative[has1]) if weights is not None else [None]
     # One column per threshold: which prompts route at all. Every figure is then a sum over
     # prompts, so all thresholds are evaluated by one matrix product per second-route rule.
     cut = np.array([-np.inf if t is None else t for t in thresholds])
@@ -128,7 +145,7 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     false_alarms = negative.astype(np.float64) @ routes1
     first_routes = routes1.sum(axis=0)
     first_correct = correct1.astype(np.float64) @ routes1
-    best_key: tuple[bool, float, int, float] | None = None
+    best_key: tuple[bool, float, float, int, float] | None = None
     best_setting: tuple[int, tuple[float, float], int] = (1, (0.0, 0.0), 0)
     evaluated = 0
     # Second-route rules: a share of the first route's fused score, or (with a classifier)
@@ -157,7 +174,9 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
                 f1 = f1_score(correct / routes if routes else None,
                          correct / labels if labels else None)
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
-                key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), -routes, -fa)
+                # Ties go to the quieter point, then (background) to the label-free share.
+                nearest = -abs(alphas[column] - base.background_alpha) if alphas else 0.0
+                key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), nearest, -routes, -fa)
                 if best_key is None or key > best_key:
                     best_key, best_setting = key, (top_k, rule, column)
     top_k, (ratio, floor), column = best_setting
@@ -179,9 +198,13 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
         "silent_rate": float((positive & ~routed1).sum()) / positives if positives else None,
         "routes_per_prompt": routes / n,
     }
-    point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
-                             min_confidence=threshold,
-                             confidence_weights=weights if threshold is not None else None)
+    if alphas:
+        point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
+                                 background_alpha=alphas[column])
+    else:
+        point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
+                                 min_confidence=threshold,
+                                 confidence_weights=weights if threshold is not None else None)
     assert best_key is not None
     return Outcome(point, metrics, routes, best_key[0]), evaluated
 
@@ -239,11 +262,11 @@ def calibrate(
     winner: Outcome | None = None
     evaluated = 0
     pools = [pool for pool in POOLS if pool in scores.pooled] or [start.semantic_pool]
-    settings = [fusion for pool in pools for weight in scores.body_weights()
+    settings = [fusion for pool in pools for weight in scores.body_choices()
                 for fusion in fusions(scores.with_pool(pool, weight), expected,
-                                      start.with_params(semantic_pool=pool, body_weight=weight))]
+                                      start.with_params(semantic_pool=pool, body_surfaces=weight))]
     for fusion in settings:
-        pooled = scores.with_pool(fusion.semantic_pool, fusion.body_weight)
+        pooled = scores.with_pool(fusion.semantic_pool, fusion.body_surfaces)
         for lexical_floor in lexical_floors:
             for semantic_floor in floors_semantic:
                 point = fusion.with_params(lexical_floor=float(lexical_floor),
@@ -258,6 +281,22 @@ def calibrate(
     relaxed = "" if max_fa == 0 else f" (relaxed by --max-fa to {max_fa:g})"
     return Calibration(rows, winner, RULE.format(relaxed=relaxed), max_fa, labelled.negatives,
                        len(labelled.prompts) - labelled.negatives, evaluated, notes)
+
+
+def nudge(index_names: Sequence[str], labelled: Labelled, scores: Scores, *,
+          base: OperatingPoint, background: Background, max_fa: float = 0.0) -> Calibration:
+    """Move a background-gated point toward a corpus from a few labels, not refit it:
+    only the share of the bank that routes and the second-route rule are searched, the
+    rest stays as the label-free point has it (ties go to its own share)."""
+    expected = expected_matrix(index_names, labelled)
+    pooled = scores.with_pool(base.semantic_pool, base.body_surfaces)
+    best, count = evaluate_row(base, pooled, expected, max_fa, False, background)
+    relaxed = "" if max_fa == 0 else f" (relaxed by --max-fa to {max_fa:g})"
+    notes = ["few labels: the label-free point was moved (its bank share and second-route "
+             "rule), not refitted"]
+    return Calibration([best], best if best.passes_gate else None,
+                       RULE.format(relaxed=relaxed), max_fa, labelled.negatives,
+                       len(labelled.prompts) - labelled.negatives, count, notes)
 
 
 def finish_point(
@@ -294,7 +333,8 @@ def finish_point(
                                  "what it taught")
     point = replace(winner.point, model_id=model_id, provenance=provenance, source=None)
     if learned_file is None:
-        return point.with_params(learned_surfaces=None, learned=None, learned_weight=0.0)
+        # No learned file: a classifier weight left in the point is the index's own head's.
+        return point.with_params(learned_surfaces=None, learned=None)
     return point.with_params(learned_surfaces=learned_file, learned=learned_info)
 
 

@@ -9,7 +9,7 @@ top-1 and false alarms count only the routes the router chose.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +124,11 @@ class Report:
     confusions: dict[str, Counter[str]] = field(default_factory=dict)
     errors: int = 0
     unknown_names: list[str] = field(default_factory=list)
+    # Rows whose prompt the operating point learned from (their figures are not held out).
+    learned_from: int = 0
+    # Positives that routed nothing: the prompt, what it expected, and (when the rows were
+    # routed with --explain) what it came nearest to and the rule that held it back.
+    near_misses: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, row: Row) -> None:
         self.overall.add(row)
@@ -149,6 +154,7 @@ class Report:
             },
             "error_rows": self.errors,
             "unknown_names": self.unknown_names,
+            "near_misses": self.near_misses,
         }
 
 
@@ -205,13 +211,16 @@ def evaluate(rows: Iterable[Row], known_names: Sequence[str] | None = None,
 
 
 def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
-                   known_names: Sequence[str] | None = None) -> Report:
+                   known_names: Sequence[str] | None = None,
+                   learned_prompts: Collection[str] = ()) -> Report:
     """``gov eval``: tally the routed, labelled JSONL rows of ``lines`` (``shown`` names the
-    source in errors); route-error rows are counted apart, never scored."""
+    source in errors); route-error rows are counted apart, never scored. Rows whose prompt
+    is among ``learned_prompts`` (what the point learned from) are counted, to warn."""
     from gov.core.jsonl import read_lines
 
     rows = []
-    errors = 0
+    near: list[dict[str, Any]] = []
+    errors = learned = 0
     for line in read_lines(lines):
         where = f"{shown} line {line.number}"
         if line.error is not None:
@@ -221,6 +230,28 @@ def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
             errors += 1
         else:
             rows.append(row)
+            learned += line.value.get("prompt") in learned_prompts
+            if row.expected and not row.routed and len(near) < MAX_NEAR_MISSES:
+                near.append(near_miss(line.value, row))
     if not rows:
         raise InputError(f"{shown}: no routed rows to evaluate")
-    return evaluate(rows, known_names, errors)
+    report = evaluate(rows, known_names, errors)
+    report.learned_from = learned
+    report.near_misses = near
+    return report
+
+
+MAX_NEAR_MISSES = 200
+
+
+def near_miss(record: dict[str, Any], row: Row) -> dict[str, Any]:
+    """A positive that abstained: its prompt and labels, and, from ``gov route --explain``,
+    the documents it came nearest to and the rule that held it back."""
+    value = record.get("explain")
+    explained: dict[str, Any] = value if isinstance(value, dict) else {}
+    nearest = [item.get("name") for item in explained.get("nearest") or []
+               if isinstance(item, dict) and isinstance(item.get("name"), str)]
+    prompt = record.get("prompt")
+    return {"prompt": prompt if isinstance(prompt, str) else None,
+            "expected": sorted(row.expected), "nearest": nearest,
+            "reason": explained.get("reason") if isinstance(explained.get("reason"), str) else None}

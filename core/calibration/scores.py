@@ -24,8 +24,8 @@ from gov.core.scoring.pooling import mix_bodies
 if TYPE_CHECKING:
     from gov.core.routing.router import Router
 
-# With body vectors: the weights of the body evidence in the semantic score.
-BODY_WEIGHTS = (0.3, 0.5, 0.7)
+# With body summaries: how many surfaces the grid tries counting a body as.
+BODY_SURFACES = (0.5, 1.0, 2.0)
 Progress = Callable[[str], None]
 
 
@@ -38,21 +38,25 @@ class Scores:
     learned: NDArray[np.float64] | None = None
     # The semantic matrix under each pooling of surface similarities (``semantic`` is "max").
     pooled: dict[str, NDArray[np.float64]] = field(default_factory=dict)
-    # With body vectors (gov index --bodies): each prompt's mean passage similarity per
-    # document, and which documents have a body.
+    # With body summaries: each prompt's similarity to each document's summary, which
+    # documents have one, and how many surfaces each document has (a body counts as
+    # ``body_surfaces`` more).
     body: NDArray[np.float64] | None = None
     has_body: NDArray[np.bool_] | None = None
+    surface_counts: NDArray[np.int64] | None = None
 
-    def with_pool(self, pool: str, body_weight: float = 0.0) -> Scores:
+    def with_pool(self, pool: str, body_surfaces: float = 0.0) -> Scores:
         semantic = self.pooled.get(pool, self.semantic)
-        if semantic is not None and body_weight > 0.0 and self.body is not None \
-                and self.has_body is not None:
-            semantic = mix_bodies(semantic, self.body, self.has_body[None, :], body_weight)
-        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body, self.has_body)
+        if (semantic is not None and body_surfaces > 0.0 and self.body is not None
+                and self.has_body is not None and self.surface_counts is not None):
+            weight = body_surfaces / (self.surface_counts.astype(np.float64) + body_surfaces)
+            semantic = mix_bodies(semantic, self.body, self.has_body[None, :], weight[None, :])
+        return Scores(self.lexical, semantic, self.learned, self.pooled, self.body,
+                      self.has_body, self.surface_counts)
 
-    def body_weights(self) -> tuple[float, ...]:
-        """The body weights the grid tries: none without body vectors."""
-        return (0.0, *BODY_WEIGHTS) if self.body is not None else (0.0,)
+    def body_choices(self) -> tuple[float, ...]:
+        """The body_surfaces values the grid tries: none without body summaries."""
+        return (0.0, *BODY_SURFACES) if self.body is not None else (0.0,)
 
 
 def score(router: Router, labelled: Labelled, learn: bool = False,
@@ -73,10 +77,13 @@ def score(router: Router, labelled: Labelled, learn: bool = False,
     sims = scorer.surface_similarities(vectors).astype(np.float64)
     if not learn:
         pooled = {pool: scorer.groups.pool(sims, pool).astype(np.float64) for pool in POOLS}
-        return Scores(lexical, pooled["max"], None, pooled, body64, has_body), None
+        # The index's head (or a classifier the point carries) is a signal like any other.
+        head = scorer.learned_probabilities(vectors)
+        return (Scores(lexical, pooled["max"], head, pooled, body64, has_body,
+                       scorer.groups.counts), None)
     from gov.core.calibration.crossfit import cross_fit
 
     learned_probabilities, pooled, learned = cross_fit(router, labelled, vectors, sims,
                                                        progress)
-    return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body),
-            learned)
+    return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body,
+                   scorer.groups.counts), learned)

@@ -11,7 +11,8 @@ from typing import Any
 _EXPORTS = {
     "Card": "gov.core.cards.models",
     "MemorySuggestion": "gov.core.cards.models",
-    "SCHEMA_VERSION": "gov.core.cards.models",
+    "SCHEMA_VERSION": "gov.core.cards.plain",
+    "is_card": "gov.core.cards.plain",
     "check_card": "gov.core.cards.validate",
     "parse_card": "gov.core.cards.validate",
     "CardInvalid": "gov.core.cards.validate",
@@ -26,6 +27,14 @@ _EXPORTS = {
     "build_card": "gov.core.cards.build",
     "read_cards": "gov.core.cards.sources",
     "measure": "gov.core.cards.budget",
+    "validate_cards": "gov.core.cards.workflows",
+    "verify_cards": "gov.core.cards.workflows",
+    "new_card": "gov.core.cards.workflows",
+    "new_cards": "gov.core.cards.workflows",
+    "budget_cards": "gov.core.cards.workflows",
+    "export_cards": "gov.core.cards.interop",
+    "import_cards": "gov.core.cards.interop",
+    "open_repo": "gov.core.cards.repo_checks",
 }
 
 __all__ = sorted(_EXPORTS)

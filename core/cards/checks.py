@@ -9,12 +9,13 @@ contract and never by ``default``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from gov.core.cards.models import Card
+from gov.core.cards.plain import CardData
 from gov.core.cards.timestamps import parse_rfc3339
 
 # --- word lists that are compatibility facts (ovi-cards 0.1.0) ------------------------
@@ -58,12 +59,20 @@ def _whole_words(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(words) + r")\b", re.IGNORECASE)
 
 
-_FAILURE = _whole_words(_FAILURE_WORDS)
-_PROPOSAL = _whole_words(_PROPOSAL_WORDS)
+# The same words grouped by their first letters, so the engine tries one branch per
+# position instead of all nineteen: the same language, matched several times faster.
+_FAILURE = re.compile(
+    r"\b(?:broken|c(?:rash|annot|ould(?:\s*not|n'?t)|orrupt)|d(?:enied|id(?:\s*not|n'?t))"
+    r"|e(?:rror|xception)|fail|invalid|missing|re(?:fused|jected)|timeout|un(?:able|reachable))\b",
+    re.IGNORECASE,
+)
+_PROPOSAL = re.compile(
+    r"\b(?:should|will|plan|propose|recommend|suggest|could|would|intend|approach)\b", re.IGNORECASE
+)
 
 # --- word lists of the extended contract ---------------------------------------------
 
-_FAILURE_EXTENDED = _whole_words((
+_FAILURE_EXTENDED_WORDS = (
     "errors?", "errored", r"fail(?:s|ed|ing|ures?)?", r"crash(?:es|ed|ing)?", "exceptions?",
     r"panic(?:s|ked)?", "timeouts?", r"time[ds]?[- ]?out", r"refus(?:ed|es|ing)",
     r"den(?:ied|ies)", "broken?", "unable", "cannot", "can[’']?t", r"could\s*not",
@@ -71,24 +80,41 @@ _FAILURE_EXTENDED = _whole_words((
     r"was\s*not", "wasn[’']?t", "missing", "invalid", r"corrupt(?:ed|ion)?", "unreachable",
     r"reject(?:ed|s)?", r"not\s+found", r"abort(?:ed|s)?", "unavailable", "forbidden",
     "unauthori[sz]ed", r"regress(?:ed|ion)?",
-))  # fmt: skip
-_PROPOSAL_EXTENDED = _whole_words((
+)  # fmt: skip
+_PROPOSAL_EXTENDED_WORDS = (
     "should", "shall", "will", "could", "would", "might", r"plan(?:s|ned|ning)?",
     r"propos(?:e|es|ed|al|ing)", r"recommend(?:s|ed|ation)?", r"suggest(?:s|ed|ion)?",
     r"intend(?:s|ed)?", r"approach(?:es)?", r"next\s+steps?", r"going\s+to",
-))  # fmt: skip
+)  # fmt: skip
+
+
+@functools.cache
+def _failure_extended() -> re.Pattern[str]:
+    return _whole_words(_FAILURE_EXTENDED_WORDS)  # compiled on first use: default never needs it
+
+
+@functools.cache
+def _proposal_extended() -> re.Pattern[str]:
+    return _whole_words(_PROPOSAL_EXTENDED_WORDS)
 
 _DAY_HOURS = 24
 _FUTURE_SKEW = timedelta(minutes=5)
 
 
-def significant_words(text: str) -> set[str]:
-    """Lower-cased runs of ASCII letters at least 4 long, minus the stop list."""
+def _runs(text: str) -> list[str]:
+    """Lower-cased runs of ASCII letters at least 4 long, stop words included."""
     if text.isascii():
         # Lower-casing first is only safe for ASCII: 'İ' or the Kelvin sign would turn
         # into ASCII letters and change the runs.
-        return set(_LONG_RUNS_LOWER.findall(text.lower())) - _STOP_WORDS
-    return {run.lower() for run in _LONG_RUNS.findall(text)} - _STOP_WORDS
+        return _LONG_RUNS_LOWER.findall(text.lower())
+    return [run.lower() for run in _LONG_RUNS.findall(text)]
+
+
+def significant_words(text: str) -> set[str]:
+    """Lower-cased runs of ASCII letters at least 4 long, minus the stop list."""
+    words = set(_runs(text))
+    words -= _STOP_WORDS
+    return words
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,96 +123,120 @@ class Check:
 
     name: str
     card_types: frozenset[str] | None  # None: every card type
-    test: Callable[[Card, datetime], bool]
+    test: Callable[[CardData, datetime], bool]
     reason: str
 
 
 # --- the ovi-cards 0.1.0 checks ------------------------------------------------------
 
 
-def _outcome_not_empty(card: Card, now: datetime) -> bool:
-    return len(card.outcome.strip()) > 10
+def _outcome_not_empty(card: CardData, now: datetime) -> bool:
+    return len(card["outcome"].strip()) > 10
 
 
-def _outcome_not_generic(card: Card, now: datetime) -> bool:
-    return _GENERIC.fullmatch(card.outcome.strip()) is None
+def _outcome_not_generic(card: CardData, now: datetime) -> bool:
+    return _GENERIC.fullmatch(card["outcome"].strip()) is None
 
 
-def _objective_outcome_alignment(card: Card, now: datetime) -> bool:
-    wanted = significant_words(card.objective)
-    if len(wanted) < 2:
-        return True  # too little to compare: the check abstains by passing
-    if not wanted.isdisjoint(significant_words(card.outcome)):
+# For ASCII text the runs come faster from bytes: every byte but a-z becomes a space, and
+# split() then yields exactly the maximal runs of a-z that _LONG_RUNS_LOWER would find.
+_RUN_TABLE = bytes(c if 97 <= c <= 122 else 32 for c in range(256))
+_STOP_BYTES = frozenset(word.encode() for word in _STOP_WORDS)
+
+
+def _ascii_runs(text: str) -> list[bytes]:
+    return text.lower().encode("ascii").translate(_RUN_TABLE).split()
+
+
+def _objective_outcome_alignment(card: CardData, now: datetime) -> bool:
+    objective, outcome = card["objective"], card["outcome"]
+    facts = card["key_facts"]
+    if objective.isascii() and outcome.isascii():  # this check runs on every card
+        wanted = {w for w in _ascii_runs(objective) if len(w) > 3 and w not in _STOP_BYTES}
+        if len(wanted) < 2:
+            return True  # too little to compare: the check abstains by passing
+        # Runs too short to be significant can never match: no filtering needed.
+        if not wanted.isdisjoint(_ascii_runs(outcome)):
+            return True
+        said = "\n".join(facts)  # no run crosses the line break between two facts
+        if said.isascii():
+            return not wanted.isdisjoint(_ascii_runs(said))
+        return not {w.decode() for w in wanted}.isdisjoint(_runs(said))
+    words = significant_words(objective)
+    if len(words) < 2:
         return True
-    return any(not wanted.isdisjoint(significant_words(fact)) for fact in card.key_facts)
+    # A stop word can never match, since ``words`` has none: runs need no filtering.
+    return not words.isdisjoint(_runs(outcome)) or (
+        bool(facts) and not words.isdisjoint(_runs("\n".join(facts)))
+    )
 
 
-def _confidence_not_default(card: Card, now: datetime) -> bool:
-    return card.confidence != 0.5
+def _confidence_not_default(card: CardData, now: datetime) -> bool:
+    return bool(card["confidence"] != 0.5)
 
 
-def _timestamp_recent(card: Card, now: datetime) -> bool:
+def _timestamp_recent(card: CardData, now: datetime) -> bool:
     # Parsed as ovi-cards parses it; anything it cannot compare passes.
     try:
-        stamp = datetime.fromisoformat(card.timestamp.replace("Z", "+00:00"))
+        stamp = datetime.fromisoformat(card["timestamp"].replace("Z", "+00:00"))
         return (now - stamp).total_seconds() / 3600 < _DAY_HOURS
     except Exception:  # every unreadable timestamp passes, by contract
         return True
 
 
-def _has_key_facts(card: Card, now: datetime) -> bool:
-    return bool(card.key_facts)
+def _has_key_facts(card: CardData, now: datetime) -> bool:
+    return bool(card["key_facts"])
 
 
-def _has_actions(card: Card, now: datetime) -> bool:
-    return bool(card.actions_taken)
+def _has_actions(card: CardData, now: datetime) -> bool:
+    return bool(card["actions_taken"])
 
 
-def _has_next_actions(card: Card, now: datetime) -> bool:
-    return bool(card.next_actions)
+def _has_next_actions(card: CardData, now: datetime) -> bool:
+    return bool(card["next_actions"])
 
 
-def _has_artifacts(card: Card, now: datetime) -> bool:
-    return bool(card.artifacts)
+def _has_artifacts(card: CardData, now: datetime) -> bool:
+    return bool(card["artifacts"])
 
 
-def _error_outcome_describes_failure(card: Card, now: datetime) -> bool:
-    return _FAILURE.search(card.outcome) is not None
+def _error_outcome_describes_failure(card: CardData, now: datetime) -> bool:
+    return _FAILURE.search(card["outcome"]) is not None
 
 
-def _plan_outcome_is_proposal(card: Card, now: datetime) -> bool:
-    return _PROPOSAL.search(card.outcome) is not None
+def _plan_outcome_is_proposal(card: CardData, now: datetime) -> bool:
+    return _PROPOSAL.search(card["outcome"]) is not None
 
 
-def _note_actions_empty(card: Card, now: datetime) -> bool:
-    return not card.actions_taken
+def _note_actions_empty(card: CardData, now: datetime) -> bool:
+    return not card["actions_taken"]
 
 
 # --- the extended checks -------------------------------------------------------------
 
 
-def _timestamp_current(card: Card, now: datetime) -> bool:
+def _timestamp_current(card: CardData, now: datetime) -> bool:
     try:
-        age = now - parse_rfc3339(card.timestamp)
+        age = now - parse_rfc3339(card["timestamp"])
     except (ValueError, OverflowError):
         return False
     return -_FUTURE_SKEW <= age < timedelta(hours=_DAY_HOURS)
 
 
-def _error_outcome_names_failure(card: Card, now: datetime) -> bool:
-    return _FAILURE_EXTENDED.search(card.outcome) is not None
+def _error_outcome_names_failure(card: CardData, now: datetime) -> bool:
+    return _failure_extended().search(card["outcome"]) is not None
 
 
-def _plan_outcome_proposes(card: Card, now: datetime) -> bool:
-    return _PROPOSAL_EXTENDED.search(card.outcome) is not None
+def _plan_outcome_proposes(card: CardData, now: datetime) -> bool:
+    return _proposal_extended().search(card["outcome"]) is not None
 
 
 def _normalised(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(".!")
 
 
-def _outcome_differs_from_objective(card: Card, now: datetime) -> bool:
-    return _normalised(card.outcome) != _normalised(card.objective)
+def _outcome_differs_from_objective(card: CardData, now: datetime) -> bool:
+    return _normalised(card["outcome"]) != _normalised(card["objective"])
 
 
 def _only(*types: str) -> frozenset[str]:

@@ -2,24 +2,29 @@
 
 Two contracts ship with gov: ``default`` (ovi-cards 0.1.0, exactly) and ``extended``
 (its quirks fixed). A contract file may ``extend`` either and override a few settings.
+The repository checks have severities in a contract like the others, and run only when a
+repository is given.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import orjson
 
 from gov.core.cards.checks import CHECKS, Check
-from gov.core.cards.models import CARD_TYPES
+from gov.core.cards.plain import CARD_TYPES
+from gov.core.cards.repo_checks import REPO_CHECKS, RepoCheck
 from gov.core.errors import GovError
 
 Severity = Literal["HARD", "SOFT", "OFF"]
+# Every check a contract can name: the card's own, then the repository ones.
+CHECK_NAMES = tuple(check.name for check in CHECKS) + tuple(check.name for check in REPO_CHECKS)
 BUILTIN = ("default", "extended")
 _HERE = Path(__file__).parent
 
@@ -39,6 +44,23 @@ class Step:
     hard: bool
 
 
+@dataclass(frozen=True, slots=True)
+class RepoStep:
+    """One repository check as a contract runs it on one card type."""
+
+    check: RepoCheck
+    hard: bool
+
+
+class Plan(NamedTuple):
+    """One card type's steps, column by column."""
+
+    names: tuple[str, ...]
+    tests: tuple[Callable[[Any, Any], bool], ...]
+    hard: tuple[bool, ...]
+    reasons: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Contract:
     """A named set of check severities with the penalties and the pass mark."""
@@ -49,10 +71,17 @@ class Contract:
     soft_penalty: float = 0.1
     min_adjusted_confidence: float = 0.0
     description: str = ""
+    source: str = "built in"  # "built in", or the path the contract was read from
     steps: Mapping[str, tuple[Step, ...]] = field(init=False, repr=False, compare=False)
+    repo_steps: Mapping[str, tuple[RepoStep, ...]] = field(init=False, repr=False, compare=False)
+    # Per card type, the steps' names, tests, hardness and reasons side by side, and the id
+    # results report: what the verify loop reads, flat, for every card.
+    plans: Mapping[str, Plan] = field(init=False, repr=False, compare=False)
+    ids: Mapping[str, str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         plans: dict[str, tuple[Step, ...]] = {}
+        repo_plans: dict[str, tuple[RepoStep, ...]] = {}
         for card_type in CARD_TYPES:
             plans[card_type] = tuple(
                 Step(check, self.severities[check.name] == "HARD")
@@ -60,7 +89,25 @@ class Contract:
                 if self.severities.get(check.name, "OFF") != "OFF"
                 and (check.card_types is None or card_type in check.card_types)
             )
+            repo_plans[card_type] = tuple(
+                RepoStep(check, self.severities[check.name] == "HARD")
+                for check in REPO_CHECKS
+                if self.severities.get(check.name, "OFF") != "OFF"
+                and (check.card_types is None or card_type in check.card_types)
+            )
         object.__setattr__(self, "steps", plans)
+        object.__setattr__(self, "repo_steps", repo_plans)
+        flat = {
+            card_type: Plan(
+                tuple(s.check.name for s in steps),
+                tuple(s.check.test for s in steps),
+                tuple(s.hard for s in steps),
+                tuple(s.check.reason for s in steps),
+            )
+            for card_type, steps in plans.items()
+        }
+        object.__setattr__(self, "plans", flat)
+        object.__setattr__(self, "ids", {card_type: self.contract_id(card_type) for card_type in CARD_TYPES})
 
     def contract_id(self, card_type: str) -> str:
         """The id a result reports, one per card type as ovi-cards does: ``result-default``."""
@@ -73,11 +120,11 @@ class Contract:
             "hard_penalty": self.hard_penalty,
             "soft_penalty": self.soft_penalty,
             "min_adjusted_confidence": self.min_adjusted_confidence,
-            "checks": {check.name: self.severities.get(check.name, "OFF") for check in CHECKS},
+            "checks": {name: self.severities.get(name, "OFF") for name in CHECK_NAMES},
         }
 
 
-def _from_data(data: Mapping[str, Any], base: Contract | None) -> Contract:
+def _from_data(data: Mapping[str, Any], base: Contract | None, source: str = "built in") -> Contract:
     severities: dict[str, Severity] = dict(base.severities) if base else {}
     severities.update(data.get("checks", {}))
     return Contract(
@@ -89,6 +136,7 @@ def _from_data(data: Mapping[str, Any], base: Contract | None) -> Contract:
             data.get("min_adjusted_confidence", base.min_adjusted_confidence if base else 0.0)
         ),
         description=str(data.get("description", "")),
+        source=source,
     )
 
 
@@ -111,8 +159,12 @@ def _line_of(text: str, key: str) -> int | None:
 
 
 def load_contract(spec: str) -> Contract:
-    """A built-in contract by name, or a contract file by path, checked against its schema."""
-    if spec in BUILTIN and not Path(spec).exists():
+    """A built-in contract by name, or a contract file by path, checked against its schema.
+
+    A built-in name always means the built-in contract, whatever the current folder holds:
+    a file or folder called ``default`` is read only when named as a path (``./default``).
+    """
+    if spec in BUILTIN:
         return builtin_contract(spec)
     path = Path(spec)
     try:
@@ -153,4 +205,10 @@ def load_contract(spec: str) -> Contract:
         at = f"{spec}:{line}" if line else spec
         raise ContractError(f"{at}: {where}: {message} ({rule})")
     base = builtin_contract(data["extends"]) if "extends" in data else None
-    return _from_data(data, base)
+    return _from_data(data, base, source=spec)
+
+
+def describe_source(contract: Contract) -> str:
+    """Which contract ran, for people: ``contract default, built in``."""
+    where = "built in" if contract.source == "built in" else f"from {contract.source}"
+    return f"contract {contract.id}, {where}"

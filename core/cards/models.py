@@ -11,31 +11,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from gov.core.cards.plain import CARD_TYPES, FIELD_ORDER, MEMORY_TARGETS, SCHEMA_VERSION
 from gov.core.cards.timestamps import is_rfc3339
 
-SCHEMA_VERSION = "0.1.0"
+__all__ = ["CARD_TYPES", "FIELD_ORDER", "MEMORY_TARGETS", "SCHEMA_VERSION", "Card", "MemorySuggestion"]
 
 CardType = Literal["RESULT", "ERROR", "PLAN", "PATCH", "NOTE"]
 MemoryTarget = Literal["SOP", "BEST_PRACTICE", "SHORT_TERM", "LONG_TERM", "KV"]
-CARD_TYPES: tuple[CardType, ...] = ("RESULT", "ERROR", "PLAN", "PATCH", "NOTE")
-MEMORY_TARGETS: tuple[MemoryTarget, ...] = ("SOP", "BEST_PRACTICE", "SHORT_TERM", "LONG_TERM", "KV")
-
-# The order in which fields are written, the same as ovi-cards writes them.
-FIELD_ORDER = (
-    "schema_version",
-    "card_type",
-    "task_id",
-    "source_agent",
-    "timestamp",
-    "objective",
-    "outcome",
-    "key_facts",
-    "actions_taken",
-    "next_actions",
-    "artifacts",
-    "confidence",
-    "memory_suggestion",
-)
 
 
 def _rfc3339(value: str) -> str:
@@ -95,7 +77,7 @@ class Card(BaseModel):
     actions_taken: Lines
     next_actions: Lines
     artifacts: Annotated[list[NonEmpty], Field(max_length=10)]
-    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    confidence: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
     memory_suggestion: MemorySuggestion
 
     @model_validator(mode="after")

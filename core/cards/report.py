@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from gov.core.cards.contracts import Contract
-from gov.core.cards.schema import Problem
+from gov.core.cards.plain import CardData, is_card
+from gov.core.cards.schema import Problem, explain
 from gov.core.cards.sources import Record
-from gov.core.cards.validate import check_card
-from gov.core.cards.verify import verify
+from gov.core.cards.verify import judge, verdict
+
+if TYPE_CHECKING:
+    from gov.core.cards.repo_checks import Repo
 
 FORMATS = ("text", "json", "jsonl", "github")
 # Results are written in batches: one write per card costs more than checking it, yet a
@@ -48,14 +51,23 @@ def _where(record: Record, value: Any) -> dict[str, Any]:
     }
 
 
+def checked(record: Record) -> tuple[CardData | None, list[Problem]]:
+    """The record's card, or why it is not one: the plain rules decide, the schema explains."""
+    if record.error is not None:
+        return None, [Problem("$", "json", record.error)]
+    if is_card(record.value):
+        return record.value, []
+    problems = explain(record.value)
+    # The property tests hold the schema to the same answer; should it ever find nothing,
+    # the card is still refused, and says so.
+    return None, problems or [Problem("$", "rules", "refused by the card rules")]
+
+
 def validation_results(records: Iterable[Record]) -> Iterator[dict[str, Any]]:
     """One result per record: valid, or the problems with their field paths and rules."""
     for record in records:
         result = _where(record, record.value)
-        if record.error is not None:
-            problems = [Problem("$", "json", record.error)]
-        else:
-            _, problems = check_card(record.value)
+        _, problems = checked(record)
         result["valid"] = not problems
         result["errors"] = [p.to_json() for p in problems]
         yield result
@@ -67,21 +79,33 @@ def verification_results(
     *,
     now: datetime,
     strict: bool = False,
+    repo: Repo | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """One result per record: its validity and, when valid, the contract's verdict."""
+    """One result per record: its validity and, when valid, the contract's verdict (with the
+    repository checks when ``repo`` is given)."""
     for record in records:
-        result = _where(record, record.value)
-        if record.error is not None:
-            card, problems = None, [Problem("$", "json", record.error)]
-        else:
-            card, problems = check_card(record.value)
+        value = record.value
+        if record.error is None and is_card(value):  # the common case, in one dict literal
+            where = _location(record.file, record.line, record.index) if repo is not None else ""
+            (contract_id, passed, hard, soft, checks_passed, adjusted, delta,
+             summary) = judge(value, contract, now, strict, repo, where)  # fmt: skip
+            yield {"file": record.file, "line": record.line, "index": record.index,
+                   "task_id": value["task_id"], "card_type": value["card_type"],
+                   "valid": True, "errors": [], "contract_id": contract_id, "passed": passed,
+                   "hard_failures": hard, "soft_failures": soft, "checks_passed": checks_passed,
+                   "adjusted_confidence": adjusted, "confidence_delta": delta,
+                   "summary": summary}  # fmt: skip
+            continue
+        result = _where(record, value)
+        card, problems = checked(record)
         result["valid"] = card is not None
         result["errors"] = [p.to_json() for p in problems]
         if card is None:
             result.update(_EMPTY_VERDICT)
             result["summary"] = "The card is invalid, so it was not verified."
         else:
-            result.update(verify(card, contract, now=now, strict=strict).to_json())
+            where = location(result) if repo is not None else ""
+            result.update(verdict(card, contract, now, strict, repo, where))
         yield result
 
 
@@ -118,13 +142,18 @@ class Tally:
         )
 
 
-def location(result: dict[str, Any]) -> str:
-    text = str(result["file"])
-    if result.get("line") is not None:
-        text += f":{result['line']}"
-    if result.get("index") is not None:
-        text += f" [{result['index']}]"
+def _location(file: str, line: int | None, index: int | None) -> str:
+    text = str(file)
+    if line is not None:
+        text += f":{line}"
+    if index is not None:
+        text += f" [{index}]"
     return text
+
+
+def location(result: dict[str, Any]) -> str:
+    """Where a result's card is: ``file:line [index]``."""
+    return _location(result["file"], result.get("line"), result.get("index"))
 
 
 class _Style:
@@ -223,6 +252,8 @@ def write_results(
             collected.append(result)
         out.write(orjson.dumps(collected, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
         return tally
+    if fmt == "jsonl":
+        return _write_jsonl(results, out, tally)
     style = _Style(color)
     pending: list[bytes] = []
     size = 0
@@ -245,4 +276,31 @@ def write_results(
             pending, size = [], 0
     if pending:
         out.write(b"".join(pending))
+    return tally
+
+
+def _write_jsonl(results: Iterable[dict[str, Any]], out: IO[bytes], tally: Tally) -> Tally:
+    """JSON Lines, the pipe's format: ``write_results`` with its per-result work inlined."""
+    dumps = orjson.dumps
+    newline = orjson.OPT_APPEND_NEWLINE
+    pending: list[bytes] = []
+    cards = invalid = failed = warned = size = 0
+    for result in results:
+        cards += 1
+        if not result["valid"]:
+            invalid += 1
+        elif result.get("passed") is False:
+            failed += 1
+        elif result.get("soft_failures"):
+            warned += 1
+        chunk = dumps(result, option=newline)
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= _FLUSH_BYTES or len(pending) >= _FLUSH_RESULTS:
+            out.write(b"".join(pending))
+            out.flush()
+            pending, size = [], 0
+    if pending:
+        out.write(b"".join(pending))
+    tally.cards, tally.invalid, tally.failed, tally.warned = cards, invalid, failed, warned
     return tally

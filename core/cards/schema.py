@@ -9,6 +9,7 @@ trailing newline through, which other validators of the same schema would not.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -93,9 +94,16 @@ def card_validator() -> Validator:
         # Formats only constrain strings; other types are the "type" keyword's business.
         return not isinstance(instance, str) or is_rfc3339(instance)
 
+    plain = Draft202012Validator.TYPE_CHECKER
+
+    def finite_number(_checker: Any, instance: Any) -> bool:
+        # NaN and the infinities are not JSON numbers, though Python hands them over as floats.
+        return bool(plain.is_type(instance, "number")) and math.isfinite(instance)
+
     checker = FormatChecker(formats=())
     checker.checks("date-time")(date_time)
-    cls = validators.extend(Draft202012Validator, {"pattern": pattern})
+    types = plain.redefine("number", finite_number)
+    cls = validators.extend(Draft202012Validator, {"pattern": pattern}, type_checker=types)
     validator: Validator = cls(card_schema(), format_checker=checker)
     return validator
 

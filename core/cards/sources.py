@@ -8,10 +8,9 @@ report can point a person, or a CI annotation, at it.
 from __future__ import annotations
 
 import glob
-import io
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -19,7 +18,7 @@ from typing import IO, Any
 import orjson
 
 from gov.core.errors import GovError
-from gov.core.jsonl import BOM, read_lines
+from gov.core.jsonl import BOM, decode_line
 
 STDIN = "-"
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -34,9 +33,13 @@ class CardSourceError(GovError):
     failure_class = "input"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Record:
-    """One card as read: where it came from, and its value or why it could not be read."""
+    """One card as read: where it came from, and its value or why it could not be read.
+
+    Not frozen: a run makes one per card, and a frozen dataclass's ``__init__`` costs three
+    times as much. Treat it as read-only.
+    """
 
     file: str
     line: int | None
@@ -45,12 +48,24 @@ class Record:
     error: str | None = None
 
 
-def resolve(specs: Iterable[str]) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """The files a list of specs names, and notes on the specs that named none."""
+
+    paths: list[str]
+    notes: list[str]
+
+
+def resolve_sources(specs: Iterable[str]) -> Sources:
     """Expand paths, directories (their ``*.json`` and ``*.jsonl``) and globs, in order.
 
-    Raises ``CardSourceError`` for anything that names no readable file.
+    A glob that matches nothing, or a directory without cards, is a note as long as some
+    other spec named a file (a CI step may list ``*.json`` and ``*.jsonl`` in a repository
+    that has one kind only); when none did, it is a ``CardSourceError``. A plain path that
+    does not exist is always an error: it was named on purpose.
     """
     paths: list[str] = []
+    empty: list[str] = []
     for spec in specs:
         if spec == STDIN:
             paths.append(spec)
@@ -59,18 +74,36 @@ def resolve(specs: Iterable[str]) -> list[str]:
                 str(p) for p in Path(spec).rglob("*") if p.suffix in (".json", ".jsonl") and p.is_file()
             )
             if not found:
-                raise CardSourceError(f"{spec}: directory holds no .json or .jsonl files")
+                empty.append(f"{spec}: directory holds no .json or .jsonl files")
             paths.extend(found)
         elif os.path.exists(spec):
             paths.append(spec)
         elif _GLOB_CHARS.search(spec):
-            found = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
+            found = sorted(p for p in _glob(spec) if os.path.isfile(p))
             if not found:
-                raise CardSourceError(f"{spec}: no file matches this pattern")
+                empty.append(f"{spec}: no file matches this pattern")
             paths.extend(found)
         else:
             raise CardSourceError(f"{spec}: no such file")
-    return paths
+    if empty and not paths:
+        raise CardSourceError("; ".join(empty))
+    return Sources(paths, empty)
+
+
+def resolve(specs: Iterable[str]) -> list[str]:
+    """The files ``specs`` name (see ``resolve_sources``), without the notes."""
+    return resolve_sources(specs).paths
+
+
+def _glob(spec: str) -> list[str]:
+    """Files matching ``spec``; ``**`` goes through pathlib, which never descends into a
+    linked folder (``glob.glob`` does, and two links to ``.`` make it run forever)."""
+    if "**" not in spec:
+        return glob.glob(spec)
+    parts = Path(spec).parts
+    fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.search(part))
+    anchor = Path(*parts[:fixed]) if fixed else Path(".")
+    return [str(path) for path in anchor.glob(str(Path(*parts[fixed:])))]
 
 
 def _element_starts(text: str) -> list[int]:
@@ -112,10 +145,53 @@ def _looks_like_jsonl(head: bytes) -> bool:
     return True
 
 
-def parse_document(data: bytes, name: str) -> Iterator[Record]:
-    """The cards in one file's bytes: a single card, an array, or JSON Lines."""
+def _holds_a_record_line(data: bytes) -> bool:
+    """Whether any line of ``data`` is a JSON object on its own, as in JSON Lines."""
+    for raw in data.split(b"\n"):
+        line = raw.strip()
+        if line.startswith(b"{") and line.endswith(b"}"):
+            try:
+                if isinstance(orjson.loads(line), dict):
+                    return True
+            except orjson.JSONDecodeError:
+                continue
+    return False
+
+
+def json_lines(data: bytes, name: str) -> Iterator[Record]:
+    """One record per non-blank line of ``data``, whatever any line holds."""
     if data.startswith(BOM):
         data = data[len(BOM) :]
+    loads = orjson.loads
+    error = orjson.JSONDecodeError
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            # orjson takes the bytes as they are: it checks UTF-8 and refuses NUL bytes and
+            # broken escapes, so a line it accepts needs nothing more.
+            yield Record(name, number, None, loads(raw))
+        except error:
+            if raw.strip():  # a blank line is not a record
+                line = decode_line(raw.rstrip(b"\r"), number)
+                yield Record(name, number, None, line.value, line.error)
+
+
+def is_jsonl_name(name: str) -> bool:
+    """Whether a file's name says it holds JSON Lines (``.jsonl``, ``.ndjson``)."""
+    return name.endswith((".jsonl", ".ndjson", ".JSONL", ".NDJSON"))
+
+
+def parse_document(data: bytes, name: str, *, jsonl: bool = False) -> Iterator[Record]:
+    """The cards in one file's bytes: a single card, an array, or JSON Lines.
+
+    With ``jsonl`` (a ``.jsonl`` file) every line is a record of its own, whatever the
+    first line holds. Otherwise the bytes are one JSON document, unless they fail to parse
+    as one and a line is a JSON object on its own: then they are JSON Lines too.
+    """
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    if jsonl:
+        yield from json_lines(data, name)
+        return
     body = data.lstrip()
     if not body:
         return
@@ -123,11 +199,10 @@ def parse_document(data: bytes, name: str) -> Iterator[Record]:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        if not _looks_like_jsonl(body.split(b"\n", 1)[0]):
+        if not (_looks_like_jsonl(body.split(b"\n", 1)[0]) or _holds_a_record_line(data)):
             yield Record(name, exc.lineno, None, error=f"invalid JSON: {exc}")
             return
-        for item in read_lines(io.BytesIO(data)):
-            yield Record(name, item.number, None, item.value, item.error)
+        yield from json_lines(data, name)
         return
     if isinstance(value, list):
         text = data.decode("utf-8")
@@ -139,9 +214,26 @@ def parse_document(data: bytes, name: str) -> Iterator[Record]:
     yield Record(name, first_line, None, value)
 
 
-def read_cards(specs: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator[Record]:
-    """Every card in ``specs`` (paths, directories, globs, ``-`` for stdin), in order."""
-    for path in resolve(specs):
+def read_cards(
+    specs: Iterable[str],
+    stdin: IO[bytes] | None = None,
+    *,
+    note: Callable[[str], None] | None = None,
+) -> Iterator[Record]:
+    """Every card in ``specs`` (paths, directories, globs, ``-`` for stdin), in order.
+
+    ``note`` hears about specs that named no file while others did.
+    """
+    sources = resolve_sources(specs)
+    if note is not None:
+        for message in sources.notes:
+            note(message)
+    return read_paths(sources.paths, stdin)
+
+
+def read_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator[Record]:
+    """Every card in already resolved ``paths`` (``-`` for stdin), in order."""
+    for path in paths:
         if path == STDIN:
             if stdin is None:
                 raise CardSourceError("-: no standard input to read")
@@ -151,4 +243,4 @@ def read_cards(specs: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator
                 data = Path(path).read_bytes()
             except OSError as exc:
                 raise CardSourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-        yield from parse_document(data, path)
+        yield from parse_document(data, path, jsonl=is_jsonl_name(path))

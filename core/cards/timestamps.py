@@ -22,11 +22,27 @@ def _leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
 
+# The same rule with the ranges in the pattern: month 01-12, day 01-31, hour 00-23, minute
+# 00-59, second 00-60, zone hour 00-23. Only a day past the 28th still needs the calendar.
+_IN_RANGE = re.compile(
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:"
+    r"(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+)
+
+
 def is_rfc3339(text: str) -> bool:
     """Whether ``text`` is an RFC 3339 date-time: real date, real time, explicit zone.
 
     A leap second (``:60``) is allowed, as RFC 3339 allows it.
     """
+    if _IN_RANGE.fullmatch(text) is None:
+        return False
+    if text[8:10] <= "28":
+        return True  # every month has 28 days
+    return _on_the_calendar(text)
+
+
+def _on_the_calendar(text: str) -> bool:
     match = _RFC3339.fullmatch(text)
     if match is None:
         return False

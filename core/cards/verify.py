@@ -8,15 +8,22 @@ confidence reaches the contract's minimum.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gov.core.cards.contracts import Contract, default_contract
-from gov.core.cards.models import Card
+from gov.core.cards.plain import CardData
 from gov.core.cards.timestamps import now_utc
 
+if TYPE_CHECKING:
+    from gov.core.cards.models import Card
+    from gov.core.cards.repo_checks import Repo
+
 ALL_PASSED = "Every check passed."
+VERDICT_FIELDS = ("contract_id", "passed", "hard_failures", "soft_failures", "checks_passed",
+                  "adjusted_confidence", "confidence_delta", "summary")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,32 +52,41 @@ class Verification:
         }
 
 
-def verify(
-    card: Card,
-    contract: Contract | None = None,
-    *,
-    now: datetime | None = None,
+def judge(
+    card: CardData,
+    contract: Contract,
+    now: datetime,
     strict: bool = False,
-) -> Verification:
-    """Verify a valid card against ``contract`` (``default`` when omitted).
-
-    ``now`` fixes the clock the timestamp checks compare against, so results can be
-    reproduced; it must be timezone-aware.
-    """
-    contract = contract or default_contract()
-    when = now or now_utc()
+    repo: Repo | None = None,
+    where: str = "",
+) -> tuple[str, bool, list[str], list[str], list[str], float, float, str]:
+    """The verdict's fields in ovi-cards' order, as a tuple: the loop over thousands of cards
+    puts them straight into each result."""
+    card_type = card["card_type"]
+    names, tests, hardness, why = contract.plans[card_type]
+    outcomes = [test(card, now) for test in tests]
     hard: list[str] = []
     soft: list[str] = []
-    passed_checks: list[str] = []
     reasons: list[str] = []
-    for step in contract.steps[card.card_type]:
-        check = step.check
-        if check.test(card, when):
-            passed_checks.append(check.name)
-            continue
-        (hard if step.hard else soft).append(check.name)
-        reasons.append(check.reason)
-    confidence = card.confidence
+    if all(outcomes):
+        passed_checks = list(names)
+    else:
+        passed_checks = []
+        for name, ok, is_hard, reason in zip(names, outcomes, hardness, why, strict=True):
+            if ok:
+                passed_checks.append(name)
+            else:
+                (hard if is_hard else soft).append(name)
+                reasons.append(reason)
+    if repo is not None:
+        for repo_step in contract.repo_steps[card_type]:
+            failure = repo_step.check.test(card, repo, where)
+            if failure is None:
+                passed_checks.append(repo_step.check.name)
+                continue
+            (hard if repo_step.hard else soft).append(repo_step.check.name)
+            reasons.append(failure)
+    confidence = float(card["confidence"])
     penalty = len(hard) * contract.hard_penalty + len(soft) * contract.soft_penalty
     adjusted = max(0.0, min(1.0, confidence - penalty))
     delta = adjusted - confidence
@@ -84,13 +100,40 @@ def verify(
         )
     elif strict and soft:
         reasons.append("strict: SOFT failures fail the card.")
-    return Verification(
-        contract_id=contract.contract_id(card.card_type),
-        passed=passed,
-        hard_failures=hard,
-        soft_failures=soft,
-        checks_passed=passed_checks,
-        adjusted_confidence=adjusted,
-        confidence_delta=round(delta, 4),
-        summary=" ".join(reasons) if reasons else ALL_PASSED,
-    )
+    summary = " ".join(reasons) if reasons else ALL_PASSED
+    return (contract.ids[card_type], passed, hard, soft, passed_checks, adjusted, round(delta, 4),
+            summary)  # fmt: skip
+
+
+def verdict(
+    card: CardData,
+    contract: Contract,
+    now: datetime,
+    strict: bool = False,
+    repo: Repo | None = None,
+    where: str = "",
+) -> dict[str, Any]:
+    """The verdict on a valid card as JSON data, fields in ovi-cards' order."""
+    return dict(zip(VERDICT_FIELDS, judge(card, contract, now, strict, repo, where), strict=True))
+
+
+def verify(
+    card: Card | CardData,
+    contract: Contract | None = None,
+    *,
+    now: datetime | None = None,
+    strict: bool = False,
+    repo: Repo | None = None,
+    where: str = "",
+) -> Verification:
+    """Verify a valid card (a ``Card``, or its JSON object) against ``contract`` (``default``
+    when omitted).
+
+    ``now`` fixes the clock the timestamp checks compare against, so results can be
+    reproduced; it must be timezone-aware. With ``repo`` (``repo_checks.open_repo``) the
+    contract's repository checks run too; ``where`` names the card's place for them (a
+    second report of the same task points at the first).
+    """
+    chosen = contract or default_contract()
+    data = card if isinstance(card, Mapping) else card.to_json()
+    return Verification(**verdict(data, chosen, now or now_utc(), strict, repo, where))

@@ -46,11 +46,14 @@ class Document:
 
 @dataclass(frozen=True)
 class FileStamp:
-    """What a corpus file looked like when it was read, to notice a stale index cheaply."""
+    """What a corpus file looked like when it was read, to notice a stale index cheaply: a
+    changed size or set of files is stale; a changed time alone (a fresh checkout) is stale
+    only if the content's sha256 changed too."""
 
     path: str
     size: int
     mtime_ns: int
+    sha256: str | None = None
 
 
 @dataclass

@@ -52,12 +52,36 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
     raise ParseProblem("front matter opened with '---' is never closed", 1)
 
 
+_LOADER: Any = None
+
+
+def _loader() -> Any:
+    """PyYAML's safe loader, refusing aliases: ``*name`` lets a few hundred bytes of front
+    matter stand for a structure of billions of items (front matter never needs one)."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self.check_event(yaml.AliasEvent):
+                    event = self.peek_event()  # type: ignore[no-untyped-call]
+                    raise yaml.composer.ComposerError(
+                        None, None, "aliases (*name) are not allowed in front matter",
+                        event.start_mark)
+                return super().compose_node(parent, index)
+
+        _LOADER = NoAliasLoader
+    return _LOADER
+
+
 def load_yaml(source: str) -> dict[str, Any]:
-    """Read front matter with a real YAML parser (safe loader: no object construction)."""
+    """Read front matter with a real YAML parser (safe loader: no object construction, no
+    aliases)."""
     import yaml
 
     try:
-        value = yaml.safe_load(source)
+        value = yaml.load(source, Loader=_loader())  # a safe loader (see _loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

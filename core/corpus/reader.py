@@ -8,27 +8,40 @@ sources.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from gov.core import sanitize
 from gov.core.corpus.document import Corpus, Document, FileStamp
 from gov.core.corpus.markdown import ParseProblem, parse_markdown
+from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-exported
+    JSONL_SUFFIXES,
+    MARKDOWN_SUFFIXES,  # noqa: F401
+    SKIP_DIRS,  # noqa: F401
+    Walk,
+    WalkExpired,
+    open_regular,
+    read_bounded,
+)
 from gov.core.errors import CorpusError
 
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".gov", "node_modules", "__pycache__", ".venv"})
 MAX_DOCUMENT_BYTES = int(os.environ.get("GOV_MAX_DOCUMENT_BYTES", 4 * 1024 * 1024))
-MAX_NAME_LENGTH = 200
+MAX_CORPUS_BYTES = int(os.environ.get("GOV_MAX_CORPUS_BYTES", 1024 * 1024 * 1024))
+MAX_NAME_LENGTH = sanitize.MAX_NAME_LENGTH
+MAX_DEPENDENCIES = 64
+# The staleness check walks roots an index names: it stops after this long.
+STALENESS_SECONDS = float(os.environ.get("GOV_STALENESS_SECONDS", 3.0))
 
 Warn = Callable[[str], None]
 
 
 def _default_warn(message: str) -> None:
-    sys.stderr.write(f"gov: warning: {message}\n")
+    sys.stderr.write(f"gov: warning: {sanitize.clean(message)}\n")
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -38,46 +51,25 @@ def _relative(path: Path, base: Path) -> str:
         return str(path)
 
 
-def _walk(root: Path) -> Iterable[Path]:
-    """Candidate files under ``root``, sorted; a skill folder yields only its SKILL.md."""
-    if (root / "SKILL.md").is_file():
-        yield root / "SKILL.md"
-        return
-    try:
-        entries = sorted(os.scandir(root), key=lambda entry: entry.name)
-    except OSError as exc:
-        raise CorpusError(f"{root}: cannot read the folder: {exc.strerror or exc}") from None
-    for entry in entries:
-        if entry.name.startswith(".") and entry.name not in (".cursor", ".continue", ".claude"):
-            continue
-        if entry.name in SKIP_DIRS:
-            continue
-        path = Path(entry.path)
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            yield from _walk(path)
-        elif entry.name.lower().endswith(MARKDOWN_SUFFIXES + JSONL_SUFFIXES):
-            yield path
+class _Budget:
+    """Bytes left to read for the whole corpus (``GOV_MAX_CORPUS_BYTES``)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.left = total
+
+    def take(self, size: int, shown: str) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise CorpusError(f"{shown}: the corpus is over {self.total:,} bytes (set "
+                              "GOV_MAX_CORPUS_BYTES to raise the limit)")
 
 
-def _read_text(path: Path, shown: str) -> str:
-    try:
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise ParseProblem(
-                f"file is {size:,} bytes, over the {MAX_DOCUMENT_BYTES:,}-byte limit for one "
-                "document (set GOV_MAX_DOCUMENT_BYTES to raise it)"
-            )
-        data = path.read_bytes()
-    except PermissionError:
-        raise ParseProblem("permission denied") from None
-    except IsADirectoryError:
-        raise ParseProblem("is a directory, not a file") from None
-    except OSError as exc:
-        raise ParseProblem(f"cannot read the file: {exc.strerror or exc}") from None
+def _read_text(path: Path, shown: str, budget: _Budget | None = None) -> str:
+    data = read_bounded(path, MAX_DOCUMENT_BYTES, "one document (set GOV_MAX_DOCUMENT_BYTES "
+                        "to raise it)")
+    if budget is not None:
+        budget.take(len(data), shown)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -88,15 +80,47 @@ def _read_text(path: Path, shown: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def document_text(path: str | os.PathLike[str]) -> str | None:
+    """A markdown document's text as the index keeps it, or ``None`` when it cannot be
+    read (bounded, regular files only: never a FIFO or a device)."""
+    try:
+        return _read_text(Path(path), str(path))
+    except ParseProblem:
+        return None
+
+
+def _bounded_lines(handle: IO[bytes], budget: _Budget, shown: str) -> Iterator[bytes]:
+    """The lines of a JSONL stream, never reading past the corpus budget (one huge line
+    included)."""
+    while True:
+        line = handle.readline(max(budget.left, 0) + 1)
+        if not line:
+            return
+        budget.take(len(line), shown)
+        yield line
+
+
 def _string(value: Any) -> str | None:
     if isinstance(value, str):
         return value.strip()
     return None
 
 
-def _markdown_document(path: Path, shown: str) -> Document | None:
+def _front_string(front: dict[str, Any], key: str) -> str | None:
+    """A front matter value that must be text when present (YAML may give anything)."""
+    value = front.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool | int | float):
+        return str(value)
+    raise ParseProblem(f"front matter '{key}' must be a string, not a {type(value).__name__}")
+
+
+def _markdown_document(path: Path, shown: str, budget: _Budget | None = None) -> Document | None:
     """Parse one markdown file; None (with a ParseProblem raised) when it has no trigger."""
-    text = _read_text(path, shown)
+    text = _read_text(path, shown, budget)
     parsed = parse_markdown(text)
     front = parsed.front_matter or {}
     suffix = path.suffix.lower()
@@ -108,7 +132,7 @@ def _markdown_document(path: Path, shown: str) -> Document | None:
         kind, default_name = "rule", path.stem
     else:
         kind, default_name = "markdown", path.stem
-    name = _string(front.get("name")) or default_name
+    name = _front_string(front, "name") or default_name
     trigger = parsed.trigger
     if trigger is None:
         trigger = _string(front.get("description"))
@@ -120,9 +144,11 @@ def _markdown_document(path: Path, shown: str) -> Document | None:
         raise ParseProblem("no **Agent-trigger:** line")
     if not trigger:
         raise ParseProblem("the trigger is empty", parsed.trigger_line)
-    status = parsed.status or (_string(front.get("status")) or "").lower() or None
-    family = parsed.family or _string(front.get("family"))
-    depends = parsed.depends_on or _as_names(front.get("depends_on", front.get("depends-on")))
+    status = parsed.status or (_front_string(front, "status") or "").lower() or None
+    family = parsed.family or _front_string(front, "family")
+    key = "depends_on" if "depends_on" in front else "depends-on"
+    _check_dependencies(parsed.depends_on, "Depends-on")
+    depends = parsed.depends_on or _as_names(front.get(key), key)
     return Document(
         name=name,
         trigger=" ".join(trigger.split()),
@@ -136,20 +162,35 @@ def _markdown_document(path: Path, shown: str) -> Document | None:
     )
 
 
-def _as_names(value: Any) -> list[str]:
+def _as_names(value: Any, key: str) -> list[str]:
+    """``depends_on`` as a list of document names: a comma-separated string or a list of
+    strings, each a valid name, at most :data:`MAX_DEPENDENCIES` (checked before any use:
+    YAML can make a tiny file into a huge nested value)."""
+    if value is None:
+        return []
     if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    if isinstance(value, list):
-        return [str(item).strip() for item in value if str(item).strip()]
-    return []
+        items = [item.strip() for item in value.split(",") if item.strip()]
+    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+        items = [item.strip() for item in value if item.strip()]
+    else:
+        raise ParseProblem(f"front matter '{key}' must be a list of document names")
+    _check_dependencies(items, key)
+    return items
+
+
+def _check_dependencies(items: Sequence[str], key: str) -> None:
+    if len(items) > MAX_DEPENDENCIES:
+        raise ParseProblem(f"'{key}' lists {len(items)} documents; at most {MAX_DEPENDENCIES}")
+    for item in items:
+        problem = sanitize.name_problem(item)
+        if problem is not None:
+            raise ParseProblem(f"'{key}' entry {item[:40]!r} is not a document name: it {problem}")
 
 
 def _check_name(name: str, where: str) -> None:
-    if not name or len(name) > MAX_NAME_LENGTH or any(ch in name for ch in "\n\r\t\x00"):
-        raise CorpusError(
-            f"{where}: document name {name[:40]!r} must be 1-{MAX_NAME_LENGTH} characters "
-            "on one line"
-        )
+    problem = sanitize.name_problem(name)
+    if problem is not None:
+        raise CorpusError(f"{where}: document name {name[:40]!r} {problem}")
 
 
 def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
@@ -176,6 +217,10 @@ def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
                 value = []
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise CorpusError(f"{where}: field '{key}' must be a list of strings")
+        try:
+            _check_dependencies(record.get("depends_on") or [], "depends_on")
+        except ParseProblem as exc:
+            raise CorpusError(f"{where}: {exc.message}") from None
         name = record["name"].strip()
         _check_name(name, where)
         documents.append(
@@ -224,36 +269,46 @@ def load_corpus(
         warn(f"skipping {message}")
         skipped.append(shown)
 
+    budget = _Budget(MAX_CORPUS_BYTES)
     for raw in paths:
         if str(raw) == "-":
             source = stdin if stdin is not None else sys.stdin.buffer
             roots.append("-")
-            found.extend(parse_jsonl_documents(source, "<stdin>"))
+            found.extend(parse_jsonl_documents(_bounded_lines(source, budget, "<stdin>"),
+                                               "<stdin>"))
             continue
         root = Path(raw)
         roots.append(_relative(root, base_path))
         if not root.exists():
             raise CorpusError(f"{raw}: no such file or folder")
-        files = [root] if root.is_file() else list(_walk(root))
-        if root.is_dir() and not files:
-            warn(f"{raw}: no markdown or JSONL documents found")
+        if root.is_dir():
+            files = list(Walk(warn=warn).files(root))
+            if not files:
+                warn(f"{raw}: no markdown or JSONL documents found")
+        elif root.is_file():
+            files = [root]
+        else:
+            raise CorpusError(f"{raw}: not a regular file or folder (a FIFO, device or socket)")
         for path in files:
             shown = _relative(path, base_path)
             try:
                 stat = path.stat()
-                stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns))
+                stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns, file_sha256(path)))
             except OSError as exc:
                 problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
                 continue
             if path.name.lower().endswith(JSONL_SUFFIXES):
                 try:
-                    with path.open("rb") as handle:
-                        found.extend(parse_jsonl_documents(handle, shown))
+                    with os.fdopen(open_regular(path), "rb") as handle:
+                        found.extend(parse_jsonl_documents(_bounded_lines(handle, budget, shown),
+                                                           shown))
+                except ParseProblem as exc:
+                    problem(shown, exc)
                 except OSError as exc:
                     raise CorpusError(f"{shown}: cannot read the file: {exc.strerror or exc}") from None
                 continue
             try:
-                doc = _markdown_document(path, shown)
+                doc = _markdown_document(path, shown, budget)
             except ParseProblem as exc:
                 problem(shown, exc)
                 continue
@@ -274,20 +329,51 @@ def load_corpus(
     return Corpus(routable, retired, skipped, roots, stamps)
 
 
-def corpus_stamps(roots: Sequence[str], base: Path) -> list[FileStamp]:
-    """The stamps the corpus under ``roots`` would have now, without parsing any file."""
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of a file's bytes (``None`` when it cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def corpus_stamps(roots: Sequence[str], base: Path, *, seconds: float | None = None,
+                  recorded: Sequence[FileStamp] = ()) -> list[FileStamp] | None:
+    """The stamps the corpus under ``roots`` would have now, without parsing any file, or
+    ``None`` when finding them took longer than ``seconds`` (default: ``GOV_STALENESS_SECONDS``,
+    3; the roots come from an index, which may name ``/``).
+
+    Links out of a root are not followed; the ``recorded`` stamps under such a link (files
+    the build reached through it) are looked at one by one instead.
+    """
+    budget = STALENESS_SECONDS if seconds is None else seconds
+    walk = Walk(follow_outside=False, deadline=time.monotonic() + budget)
     stamps = []
-    for raw in roots:
-        if raw == "-":
-            continue
-        root = base / raw
-        if not root.exists():
-            continue
-        files = [root] if root.is_file() else list(_walk(root))
-        for path in files:
-            try:
-                stat = path.stat()
-            except OSError:
+    try:
+        for raw in roots:
+            if raw == "-":
                 continue
-            stamps.append(FileStamp(_relative(path, base), stat.st_size, stat.st_mtime_ns))
+            root = base / raw
+            files: Iterable[Path] = (walk.files(root) if root.is_dir()
+                                     else [root] if root.is_file() else [])
+            for count, path in enumerate(files):
+                if count % 256 == 255 and time.monotonic() > (walk.deadline or 0):
+                    return None
+                try:
+                    stat = path.stat()
+                except OSError:
+                    continue
+                stamps.append(FileStamp(_relative(path, base), stat.st_size, stat.st_mtime_ns))
+    except (WalkExpired, CorpusError):  # out of time, or a folder that cannot be read
+        return None
+    if walk.outside:
+        prefixes = tuple(_relative(Path(link), base) + os.sep for link in walk.outside)
+        for stamp in recorded:
+            if stamp.path.startswith(prefixes):
+                try:
+                    stat = (base / stamp.path).stat()
+                except OSError:
+                    continue
+                stamps.append(FileStamp(stamp.path, stat.st_size, stat.st_mtime_ns))
     return stamps

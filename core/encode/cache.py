@@ -30,7 +30,8 @@ from gov.core.atomic import atomic_writer
 from gov.core.encode import bundle
 
 KEY_BYTES = 16
-CHUNK_TEXTS = 2048  # texts embedded between two saves: at most this much work is lost
+SAVE_SECONDS = 5.0  # embedding work between two saves: at most this much is lost
+STEP_TEXTS = 512  # texts per encoder call (grouped by length inside it)
 MIN_TEXTS = 1024  # smaller builds take seconds and skip the cache (GOV_EMBED_CACHE=1 forces it)
 Progress = Callable[[int, int], None]
 
@@ -106,16 +107,21 @@ def use_cache(missing: int) -> bool:
 
 
 def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | None,
-                  dim: int | None, progress: Progress | None = None
+                  dim: int | None, progress: Progress | None = None, cache: bool | None = None,
+                  download: bool = False,
                   ) -> tuple[dict[str, NDArray[np.float32]], int]:
     """Vectors for ``texts`` (distinct): from the disk cache, else embedded and saved.
 
     Returns the vectors and how many came from the cache. Progress counts all ``texts``,
-    cached ones first, so a resumed build's bar starts where the last one stopped.
+    cached ones first, so a resumed build's bar starts where the last one stopped. What
+    was embedded is saved every :data:`SAVE_SECONDS` of work, so an interrupted build
+    loses seconds, not minutes. ``cache`` forces the disk cache on or off (default: on for
+    large builds). ``download``: the user named this model (see
+    :func:`~gov.core.encode.embedding.get_encoder`).
     """
-    cache = EmbeddingCache(model_folder(model_id, model_sha256), dim) \
-        if use_cache(len(texts)) else None
-    vectors = cache.lookup(texts) if cache is not None else {}
+    chunks = EmbeddingCache(model_folder(model_id, model_sha256), dim) \
+        if (use_cache(len(texts)) if cache is None else cache) else None
+    vectors = chunks.lookup(texts) if chunks is not None else {}
     hits = len(vectors)
     todo = [text for text in texts if text not in vectors]
     if progress is not None and hits:
@@ -123,20 +129,22 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
     if todo:
         from gov.core.encode.embedding import get_encoder
 
-        encoder = get_encoder(model_id, purpose="build")
-        chunk = CHUNK_TEXTS if cache is not None else len(todo)
-        step = 256
-        for first in range(0, len(todo), chunk):
-            part = todo[first : first + chunk]
-            pieces = []
-            for start in range(0, len(part), step):
-                block = np.asarray(encoder.embed(part[start : start + step]), dtype=np.float32)
-                pieces.append(block)
-                if progress is not None:
-                    progress(hits + first + start + len(block), len(texts))
-            embedded = np.vstack(pieces)
-            for text, vector in zip(part, embedded, strict=True):
+        encoder = get_encoder(model_id, purpose="build", download=download)
+        unsaved: list[str] = []
+        blocks: list[NDArray[np.float32]] = []
+        saved_at = time.monotonic()
+        for start in range(0, len(todo), STEP_TEXTS):
+            part = todo[start : start + STEP_TEXTS]
+            block = np.asarray(encoder.embed(part), dtype=np.float32)
+            for text, vector in zip(part, block, strict=True):
                 vectors[text] = vector
-            if cache is not None:
-                cache.add(part, embedded)
+            if progress is not None:
+                progress(hits + start + len(part), len(texts))
+            if chunks is None:
+                continue
+            unsaved.extend(part)
+            blocks.append(block)
+            if time.monotonic() - saved_at >= SAVE_SECONDS or start + STEP_TEXTS >= len(todo):
+                chunks.add(unsaved, np.vstack(blocks))
+                unsaved, blocks, saved_at = [], [], time.monotonic()
     return vectors, hits

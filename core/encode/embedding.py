@@ -1,14 +1,20 @@
-"""Sentence embeddings: fastembed to build, onnxruntime + tokenizers directly to route.
+"""Sentence embeddings: the bundled model through onnxruntime + tokenizers directly,
+any other model through fastembed.
 
-Importing fastembed costs about half a second, which a one-shot route pays on every
-prompt; the route path therefore runs the bundled model's files through onnxruntime and
-tokenizers itself (mean pooling, l2 norm), and ``tests/test_embedding.py`` checks that its
-vectors match fastembed's. A user-chosen fastembed model id goes through fastembed on
-both paths and may download.
+The bundled model runs through onnxruntime and tokenizers (mean pooling, l2 norm) to
+route and to build: importing fastembed costs about half a second, which a one-shot route
+would pay on every prompt, and its batches of 256 padded to the longest text made a build
+five times slower and four times larger in memory than the length-grouped runs here
+(``benchmarks/bench_build.py``). ``tests/test_embedding.py`` checks the vectors match
+fastembed's. A user-chosen fastembed model id goes through fastembed, and is downloaded
+only when the user named it on the command line (``gov index --model ID``): an index's
+header names its model, and a repository can ship a header naming any model, so the
+route and hook paths read fastembed's cache and never the network.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -45,12 +51,17 @@ def _bundle_paths(verify_hash: bool) -> tuple[Path, Path]:
 
 
 class OnnxEncoder:
-    """The bundled model run through onnxruntime and tokenizers: the lean route path."""
+    """The bundled model run through onnxruntime and tokenizers: routes and builds.
+
+    ``workers`` > 1 (a build) runs that many length groups at once, each on one thread of
+    one session: on two cores this costs less CPU than two threads inside each small run.
+    """
 
     model_id = bundle.DEFAULT_MODEL_ID
     dim = bundle.DIMENSION
 
-    def __init__(self, verify_hash: bool = False, threads: int | None = None) -> None:
+    def __init__(self, verify_hash: bool = False, threads: int | None = None,
+                 workers: int = 1) -> None:
         model_path, tokenizer_path = _bundle_paths(verify_hash)
         try:
             import onnxruntime as ort
@@ -76,6 +87,8 @@ class OnnxEncoder:
         self._tokenizer = tokenizer
         self._session = session
         self._inputs = {item.name for item in session.get_inputs()}
+        self._workers = max(1, workers)
+        self._pool: Any = None
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Embed ``texts``, run in groups of similar token length to pad less.
@@ -92,12 +105,25 @@ class OnnxEncoder:
             mask = np.array([item.attention_mask for item in encoded], dtype=np.int64)
             lengths = mask.sum(axis=1)
             order = np.argsort(lengths, kind="stable")
+            jobs = []
             start = 0
             for size in _length_groups(lengths[order].tolist(), bundle.BATCH_SIZE):
                 rows = order[start : start + size]
                 width = int(lengths[rows].max())
-                out[first + rows] = self._run(ids[rows, :width], mask[rows, :width])
+                jobs.append((first + rows, ids[rows, :width], mask[rows, :width]))
                 start += size
+            if self._workers > 1 and len(jobs) > 1:
+                if self._pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    self._pool = ThreadPoolExecutor(self._workers)
+                for (rows, _ids, _mask), vectors in zip(
+                        jobs, self._pool.map(lambda job: self._run(job[1], job[2]), jobs),
+                        strict=True):
+                    out[rows] = vectors
+            else:
+                for rows, batch_ids, batch_mask in jobs:
+                    out[rows] = self._run(batch_ids, batch_mask)
         return out
 
     def _run(self, ids: NDArray[np.int64], mask: NDArray[np.int64]) -> Vectors:
@@ -114,6 +140,9 @@ class OnnxEncoder:
 
 # What one model run costs beyond its tokens, counted in tokens (measured on two cores).
 _RUN_COST_TOKENS = 16
+# Tokens of one run at most (rows × width): attention grows with rows × width², and 32
+# texts of 256 tokens took the build past a gigabyte; the vectors do not depend on it.
+_RUN_TOKENS = 2048
 # Texts tokenized and sorted by length together, in batches: bounds the padded arrays.
 _SORT_WINDOW = 32
 
@@ -126,7 +155,7 @@ def _length_groups(lengths: list[int], most: int) -> list[int]:
     cut = [0] * (count + 1)
     for end in range(1, count + 1):
         width = lengths[end - 1]
-        first = max(0, end - most)
+        first = max(0, end - min(most, max(1, _RUN_TOKENS // max(width, 1))))
         best[end] = best[first] + _RUN_COST_TOKENS + (end - first) * width
         cut[end] = first
         for begin in range(first + 1, end):
@@ -168,14 +197,19 @@ _REGISTERED: set[str] = set()
 
 
 class FastembedEncoder:
-    """fastembed's TextEmbedding: the build path, and any model a user picks by id."""
+    """fastembed's TextEmbedding: any model a user picks by id (and the bundled model, to
+    check the lean encoder against). ``download``: fetch the model if it is not cached."""
 
-    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID) -> None:
+    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID, download: bool = False) -> None:
         self.model_id = model_id
         try:
             from fastembed import TextEmbedding
         except ImportError as exc:
             raise ModelError(f"cannot import fastembed: {exc}") from None
+        with contextlib.suppress(ImportError):  # its own log lines would break gov's one line
+            from loguru import logger
+
+            logger.disable("fastembed")
         cache = bundle.cache_dir() / "fastembed"
         try:
             if model_id == bundle.DEFAULT_MODEL_ID:
@@ -187,12 +221,17 @@ class FastembedEncoder:
                 )
                 self.dim = bundle.DIMENSION
             else:
-                self._model = TextEmbedding(model_id, cache_dir=str(cache))
+                self._model = TextEmbedding(model_id, cache_dir=str(cache),
+                                            local_files_only=not download)
                 self.dim = int(self._model.embedding_size)
         except ModelError:
             raise
         except Exception as exc:  # fastembed raises many kinds; all mean "no model"
-            raise ModelError(f"cannot load embedding model {model_id!r}: {exc}") from None
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            if not download:
+                raise ModelError(f"embedding model {model_id!r} is not in the local cache (gov "
+                                 "downloads a model only for gov index --model ID)") from None
+            raise ModelError(f"cannot load embedding model {model_id!r}: {first}") from None
 
     @staticmethod
     def _register_bundled() -> None:
@@ -220,25 +259,41 @@ class FastembedEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def model_sha256(model_id: str) -> str | None:
     """The pinned sha256 of a model's weights, when gov knows it (the bundled model)."""
     return bundle.MODEL_SHA256 if model_id == bundle.DEFAULT_MODEL_ID else None
 
 
-_ENCODERS: dict[tuple[str, str], Encoder] = {}
+_ENCODERS: dict[tuple[str, str, bool], Encoder] = {}
 
 
-def get_encoder(model_id: str, purpose: str = "route") -> Encoder:
-    """A cached encoder: the lean ONNX path to route the bundled model, fastembed otherwise."""
-    key = (model_id, purpose)
+def get_encoder(model_id: str, purpose: str = "route", download: bool = False) -> Encoder:
+    """A cached encoder: the lean ONNX path for the bundled model, fastembed otherwise.
+
+    ``purpose`` ("route" or "build") keeps the two uses' sessions apart; ``download``
+    (only for a model the user named on the command line) lets fastembed fetch a model
+    it has not cached. Without it a missing model is a :class:`ModelError`, at once.
+    """
+    download = download and model_id != bundle.DEFAULT_MODEL_ID
+    key = (model_id, purpose, download)
     encoder = _ENCODERS.get(key)
     if encoder is None:
         factory: Callable[[], Encoder]
-        if model_id == bundle.DEFAULT_MODEL_ID and purpose == "route":
+        if model_id == bundle.DEFAULT_MODEL_ID and purpose == "build":
+            def factory() -> Encoder:
+                return OnnxEncoder(threads=1, workers=_cores())
+        elif model_id == bundle.DEFAULT_MODEL_ID:
             factory = OnnxEncoder
         else:
             def factory() -> Encoder:
-                return FastembedEncoder(model_id)
+                return FastembedEncoder(model_id, download=download)
         encoder = factory()
         _ENCODERS[key] = encoder
     return encoder

@@ -13,12 +13,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
-
-from gov.core.index.termhash import TermTable
 
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 NGRAM_RANGE = (1, 3)
@@ -96,10 +94,16 @@ def ngrams(words: list[str], ngram_range: tuple[int, int] = NGRAM_RANGE) -> list
     return out
 
 
+class TermLookup(Protocol):
+    """Finds terms' columns without a dict (the index's hashed term table)."""
+
+    def find(self, terms: Sequence[str]) -> list[int | None]: ...
+
+
 class LexicalScorer:
     """Scores a prompt against every surface from the persisted arrays (numpy only)."""
 
-    def __init__(self, arrays: LexicalArrays, terms: TermTable | None = None) -> None:
+    def __init__(self, arrays: LexicalArrays, terms: TermLookup | None = None) -> None:
         """``terms`` (the index's hashed term table) replaces the dict built from
         ``arrays.vocabulary``, which a large index then need not load at all."""
         self.arrays = arrays
@@ -162,3 +166,12 @@ class LexicalScorer:
                 if len(seen) == limit:
                     break
         return seen
+
+    def document_frequency(self, term: str) -> int | None:
+        """How many surfaces hold ``term`` (``None``: not in the vocabulary), read back from
+        its smoothed idf: idf = ln((1 + n) / (1 + df)) + 1."""
+        column = self.terms.find([term])[0] if self.terms is not None else self.lookup.get(term)
+        if column is None:
+            return None
+        idf = float(self.arrays.idf[column])
+        return max(0, round((1 + self.arrays.n_rows) / float(np.exp(idf - 1.0)) - 1))

@@ -25,6 +25,7 @@ ARRAY = "ann_usearch"
 SETTINGS: dict[str, Any] = {"connectivity": 16, "expansion_add": 128, "expansion_search": 256,
                             "candidates": 64}
 INSTALL_HINT = "pip install 'gov[ann]'"
+MAX_SETTING = 4096
 
 
 def _usearch_index() -> Any:
@@ -63,22 +64,49 @@ def build(vectors: NDArray[np.float32], *, candidates: int | None = None,
     return blob, info
 
 
-class NearestSurfaces:
-    """The stored graph, opened as a view (nothing copied), answering top-k surface queries."""
+def _setting(info: dict[str, Any], name: str, where: str, hint: str | None) -> int:
+    value = info.get(name)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_SETTING:
+        raise IndexLoadError(f"{where}: index header field 'ann.{name}' must be a whole number "
+                             f"from 1 to {MAX_SETTING}", hint=hint)
+    return value
 
-    def __init__(self, blob: NDArray[np.uint8], info: dict[str, Any], where: str) -> None:
+
+class NearestSurfaces:
+    """The stored graph, opened as a view (nothing copied), answering top-k surface queries.
+
+    ``shape`` is the index's surface matrix (surfaces, dimensions): the graph must hold
+    exactly those, and its layout is checked (:mod:`gov.core.index.ann_check`) before
+    usearch reads a byte of it.
+    """
+
+    def __init__(self, blob: NDArray[np.uint8], info: dict[str, Any], where: str,
+                 shape: tuple[int, int], hint: str | None = None) -> None:
+        from gov.core.index.ann_check import GraphProblem, check_graph
+
+        candidates = _setting(info, "candidates", where, hint)
+        expansion = _setting(info, "expansion_search", where, hint)
+        try:
+            check_graph(blob, info, *shape)
+        except GraphProblem as exc:
+            raise IndexLoadError(f"{where}: the approximate-search graph is damaged ({exc})",
+                                 hint=hint) from None
         try:
             UsearchIndex = _usearch_index()
         except ImportError:
             raise IndexLoadError(f"{where}: the index has an approximate-search graph and "
                                  f"usearch is not installed", hint=INSTALL_HINT) from None
-        graph = UsearchIndex.restore(blob, view=True)
+        try:
+            graph = UsearchIndex.restore(blob, view=True)
+        except (RuntimeError, ValueError) as exc:
+            raise IndexLoadError(f"{where}: the approximate-search graph is unreadable ({exc})",
+                                 hint=hint) from None
         if graph is None or graph.size != int(info.get("surfaces", -1)):
             raise IndexLoadError(f"{where}: the approximate-search graph is unreadable or does "
                                  "not match the index's surfaces")
-        graph.expansion_search = int(info["expansion_search"])
+        graph.expansion_search = expansion
         self.graph = graph
-        self.candidates = int(info["candidates"])
+        self.candidates = candidates
 
     def search(self, vectors: NDArray[np.float32]) -> list[NDArray[np.int64]]:
         """For each query vector, the ids of its nearest surfaces (at most ``candidates``)."""

@@ -1,65 +1,65 @@
-"""Body evidence at build time (``gov index --bodies``): one mean passage vector per document.
+"""Body evidence at build time: one summary vector per document, from its first passages.
 
-A document's body is split into passages (:mod:`gov.core.corpus.passages`); each is
-embedded once and the document keeps their mean, whose dot product with a prompt is the
-prompt's mean similarity to the passages. Which documents have a body is its own small
-array, so a load never reads the vectors. Unchanged documents reuse the previous index's.
+A document's body is split into passages (:mod:`gov.core.corpus.passages`); the first
+:data:`PASSAGES_PER_DOCUMENT` are embedded and the document keeps their mean, which the
+scorer counts as one more surface of the document. Why the first few: a body's opening
+passages say what it is about, and averaging a long skill's 64 passages costs long
+builds and blurs the summary (measured in ``docs/quality.md``). The passage vectors
+themselves are handed to the build's caller (the background head trains on them) and
+never stored. Which documents have a body is its own small array, so a load never reads
+the vectors to know.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.errors import GovError
-
+PASSAGES_PER_DOCUMENT = 8
 Progress = Callable[[int, int], None]
 
 
-def reuse_bodies(previous: str | os.PathLike[str] | None, model_id: str
-                 ) -> dict[str, NDArray[np.float32]]:
-    """Document content hash -> body vector from an earlier index built with bodies."""
-    from gov.core.index.build import previous_index
+@dataclass
+class Passages:
+    """The embedded passages of a build: one row per passage and the document it is from."""
 
-    old = previous_index(previous, model_id)
-    if old is None or old.header.bodies is None:
-        return {}
-    try:
-        vectors = np.array(old.array("body_vectors"))
-        hashes = [doc.content_hash for doc in old.documents]
-    except (GovError, KeyError, TypeError, ValueError):
-        return {}
-    if vectors.shape[0] != len(hashes):
-        return {}
-    return dict(zip(hashes, vectors, strict=True))
+    vectors: NDArray[np.float32]
+    owners: NDArray[np.int64]
 
 
 def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
-                 previous: str | os.PathLike[str] | None, progress: Progress | None
-                 ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int]]:
-    """One vector per document (zeros: no body); which documents have a body; a summary."""
+                 progress: Progress | None, per_document: int = PASSAGES_PER_DOCUMENT,
+                 download: bool = False,
+                 ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages]:
+    """One summary vector per document (zeros: no body), which documents have one, a
+    summary of the work, and the passages embedded. ``download``: the user named the model."""
     from gov.core.corpus.passages import passages
     from gov.core.encode.cache import embed_missing
     from gov.core.encode.embedding import model_sha256
 
-    reused = reuse_bodies(previous, model_id)
-    per_doc = {i: passages(doc.text) for i, doc in enumerate(documents)
-               if doc.content_hash not in reused}
-    missing = list(dict.fromkeys(text for chunks in per_doc.values() for text in chunks))
+    per_doc = [passages(doc.text)[:per_document] for doc in documents]
+    distinct = list(dict.fromkeys(text for chunks in per_doc for text in chunks))
     fresh: dict[str, NDArray[np.float32]] = {}
-    if missing:
-        fresh, _ = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
-                                 dim=dim, progress=progress)
+    cached = 0
+    if distinct:  # through the disk cache: a rebuild embeds only the passages that changed
+        fresh, cached = embed_missing(distinct, model_id, model_sha256=model_sha256(model_id),
+                                      dim=dim, progress=progress, cache=True, download=download)
     out = np.zeros((len(documents), dim), dtype=np.float32)
-    for i, doc in enumerate(documents):
-        if doc.content_hash in reused:
-            out[i] = reused[doc.content_hash]
-        elif per_doc[i]:
-            out[i] = np.mean([fresh[text] for text in per_doc[i]], axis=0)
+    rows: list[NDArray[np.float32]] = []
+    owners: list[int] = []
+    for i, chunks in enumerate(per_doc):
+        if chunks:
+            vectors = np.stack([fresh[text] for text in chunks])
+            out[i] = vectors.mean(axis=0)
+            rows.append(vectors)
+            owners.extend([i] * len(chunks))
     present = (np.abs(out).sum(axis=1) > 0).astype(np.uint8)
-    return out, present, {"documents": int(present.sum()), "passages_embedded": len(missing),
-                          "reused": len(documents) - len(per_doc)}
+    embedded = (np.concatenate(rows).astype(np.float32) if rows
+                else np.zeros((0, dim), dtype=np.float32))
+    summary = {"documents": int(present.sum()), "passages": len(distinct),
+               "passages_cached": cached, "passages_per_document": per_document}
+    return out, present, summary, Passages(embedded, np.asarray(owners, dtype=np.int64))

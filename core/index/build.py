@@ -26,6 +26,7 @@ from gov.core.encode import bundle
 from gov.core.encode.tfidf import fit
 from gov.core.errors import GovError, IndexBuildError, ModelError
 from gov.core.index import doctable, termhash
+from gov.core.index.bodies import Passages
 from gov.core.index.fileformat import write_index_file
 from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
 from gov.core.index.surfaces import TRIGGER, surfaces_of
@@ -36,10 +37,12 @@ SEPARABILITY_SAMPLE = 4000
 
 @dataclass
 class BuiltIndex:
-    """A freshly built index, in memory until written."""
+    """A freshly built index, in memory until written; ``passages`` (the embedded body
+    passages) is kept for the caller and never written."""
 
     header: IndexHeader
     arrays: dict[str, np.ndarray]
+    passages: Passages | None = None
 
     def write(self, path: str | os.PathLike[str]) -> None:
         try:
@@ -98,7 +101,8 @@ def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
 
 
 def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike[str] | None,
-                    progress: Progress | None) -> tuple[NDArray[np.float32], int, int]:
+                    progress: Progress | None, download: bool = False
+                    ) -> tuple[NDArray[np.float32], int, int]:
     """Every surface's vector (reusing the previous index's and the disk cache's); how many
     were reused and how many came from the cache."""
     from gov.core.encode.embedding import model_sha256
@@ -116,7 +120,7 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
 
         dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
         fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
-                                      dim=dim, progress=progress)
+                                      dim=dim, progress=progress, download=download)
         cache.update(fresh)
     return np.stack([cache[text] for text in texts]).astype(np.float32), reused, cached
 
@@ -131,20 +135,26 @@ def build(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = False,
+    bodies: bool = True,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
+    download: bool = False,
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
-    ``bodies``, one mean passage vector per document; with ``ann``, an approximate-search
-    graph. ``stored_point`` and ``extra_arrays`` are kept as given (routing's business)."""
+    ``bodies``, one summary vector per document from its first passages; with ``ann``, an
+    approximate-search graph. ``stored_point`` and ``extra_arrays`` are kept as given
+    (routing's business). ``download``: fetch a fastembed model that is not cached (only
+    when the user named it)."""
     documents = corpus.documents
     if not documents:
+        if corpus.skipped:
+            raise IndexBuildError(
+                f"no routable documents: {len(corpus.skipped)} file(s) have no trigger (first: "
+                f"{corpus.skipped[0]}); add a line such as '**Agent-trigger:** when this "
+                "applies' under each title, or a 'description:' in the front matter")
         raise IndexBuildError("the corpus has no routable documents; nothing to index")
-    if lexical_only and (bodies or ann):
-        option = "--bodies" if bodies else "--ann"
-        raise IndexBuildError(f"{option} needs embeddings: it cannot be combined with "
-                              "--lexical-only")
+    if lexical_only and ann:
+        raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
     layout = surfaces_of(documents)
     lexical = fit(layout.texts)
     embeddings: NDArray[np.float32] | None = None
@@ -153,7 +163,8 @@ def build(
     if not lexical_only:
         from gov.core.encode.embedding import model_sha256
 
-        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress)
+        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
+                                                     download)
         model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
     trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
     base_path = Path(base) if base is not None else Path.cwd()
@@ -201,13 +212,14 @@ def build(
     ]
     arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
     arrays.update(termhash.build_arrays(lexical.vocabulary))
+    embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
         if bodies:
             from gov.core.index.bodies import body_vectors
 
-            arrays["body_vectors"], arrays["body_present"], summary = body_vectors(
-                documents, model_id, int(embeddings.shape[1]), previous, progress)
+            arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
+                documents, model_id, int(embeddings.shape[1]), progress, download=download)
             header = replace(header, bodies=summary)
         if ann:
             from gov.core.index import ann as approximate
@@ -217,4 +229,4 @@ def build(
             header = replace(header, ann=info)
         for name, array in (extra_arrays or {}).items():
             arrays[name] = array
-    return BuiltIndex(header, arrays)
+    return BuiltIndex(header, arrays, embedded)

@@ -47,8 +47,17 @@ def _align(offset: int) -> int:
 
 
 def rebuild_hint(path: str | os.PathLike[str], header: dict[str, Any] | None = None) -> str:
-    roots = " ".join((header or {}).get("roots") or []) or "PATH"
-    return f"rebuild it with: gov index {roots} -o {path}"
+    """The command that rebuilds ``path``. Its roots come from the header, which may be
+    crafted: each is shown only if it is plain text, and shell-quoted."""
+    import shlex
+
+    from gov.core.sanitize import clean
+
+    raw = (header or {}).get("roots")
+    roots = [root for root in raw[:8] if isinstance(root, str) and root
+             and clean(root) == root] if isinstance(raw, list) else []
+    shown = " ".join(shlex.quote(root) for root in roots) or "PATH"
+    return f"rebuild it with: gov index {shown} -o {shlex.quote(clean(str(path)))}"
 
 
 def write_index_file(

@@ -56,6 +56,9 @@ class IndexHeader:
     build: dict[str, int] = field(default_factory=dict)
     bodies: dict[str, int] | None = None
     ann: dict[str, Any] | None = None
+    # What the routing layer measured on this corpus at build (the background gate's
+    # statistics); opaque to the index, which stores it as given.
+    background: dict[str, Any] | None = None
     schema: int = INDEX_SCHEMA
 
     @property
@@ -74,7 +77,7 @@ class IndexHeader:
                 "size": self.corpus.size,
                 "retired": list(self.corpus.retired),
                 "skipped": list(self.corpus.skipped),
-                "stamps": [[s.path, s.size, s.mtime_ns] for s in self.corpus.stamps],
+                "stamps": [[s.path, s.size, s.mtime_ns, s.sha256] for s in self.corpus.stamps],
                 "base": self.corpus.base,
             },
             "roots": list(self.roots),
@@ -87,6 +90,8 @@ class IndexHeader:
             out["bodies"] = dict(self.bodies)
         if self.ann is not None:
             out["ann"] = dict(self.ann)
+        if self.background is not None:
+            out["background"] = dict(self.background)
         return out
 
     @classmethod
@@ -106,10 +111,12 @@ class IndexHeader:
         corpus_raw = check.object(raw, "corpus")
         stamps = []
         for item in check.list(corpus_raw, "corpus.stamps", required=False):
-            if (not isinstance(item, list) or len(item) != 3 or not isinstance(item[0], str)
-                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in item[1:])):
-                raise check.bad("corpus.stamps", "must hold [path, size, mtime] triples")
-            stamps.append(FileStamp(item[0], item[1], item[2]))
+            if (not isinstance(item, list) or len(item) not in (3, 4)
+                    or not isinstance(item[0], str)
+                    or not all(isinstance(v, int) and not isinstance(v, bool) for v in item[1:3])
+                    or (len(item) == 4 and not isinstance(item[3], str | None))):
+                raise check.bad("corpus.stamps", "must hold [path, size, mtime, sha256] entries")
+            stamps.append(FileStamp(item[0], item[1], item[2], item[3] if len(item) == 4 else None))
         corpus = CorpusInfo(
             fingerprint=check.string(corpus_raw, "corpus.fingerprint"),
             size=check.count(corpus_raw, "corpus.size"),
@@ -144,6 +151,7 @@ class IndexHeader:
             bodies=None if bodies is None else {k: v for k, v in bodies.items()
                                                 if isinstance(v, int)},
             ann=check.optional_object("ann"),
+            background=check.optional_object("background"),
         )
 
 

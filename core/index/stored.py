@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.corpus.reader import corpus_stamps
+from gov.core.corpus.reader import corpus_stamps, file_sha256
 from gov.core.encode import bundle
 from gov.core.encode.tfidf import LexicalArrays
 from gov.core.errors import GovError, IndexLoadError
@@ -31,6 +31,7 @@ from gov.core.index.fileformat import (
 )
 from gov.core.index.header import IndexHeader
 from gov.core.index.surfaces import surfaces_of
+from gov.core.index.validate import check_index
 
 if TYPE_CHECKING:
     from gov.core.index.build import BuiltIndex
@@ -51,16 +52,31 @@ class IndexedDocument:
 
 
 def document_record(entry: dict[str, Any]) -> IndexedDocument:
-    """An :class:`IndexedDocument` from its stored JSON record."""
+    """An :class:`IndexedDocument` from its stored JSON record, every field type-checked
+    (a ValueError names the field: the record comes from a file gov may not have written)."""
+    def text(key: str, default: str | None = "") -> Any:
+        value = entry.get(key, default)
+        if not (isinstance(value, str) or (value is None and default is None)):
+            raise ValueError(f"document record field {key!r} must be a string")
+        return value
+
+    def texts(key: str) -> tuple[str, ...]:
+        value = entry.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError(f"document record field {key!r} must be a list of strings")
+        return tuple(value)
+
+    if not isinstance(entry.get("name"), str) or not isinstance(entry.get("trigger"), str):
+        raise ValueError("document record fields 'name' and 'trigger' must be strings")
     return IndexedDocument(
         name=entry["name"],
-        source=entry.get("source", ""),
+        source=text("source"),
         trigger=entry["trigger"],
-        examples=tuple(entry.get("examples") or ()),
-        family=entry.get("family"),
-        depends_on=tuple(entry.get("depends_on") or ()),
-        kind=entry.get("kind", "markdown"),
-        content_hash=entry.get("hash", ""),
+        examples=texts("examples"),
+        family=text("family", None),
+        depends_on=texts("depends_on"),
+        kind=text("kind", "markdown"),
+        content_hash=text("hash"),
     )
 
 
@@ -108,7 +124,9 @@ class StoredIndex:
                 raise ValueError("document names and records differ in number")
             self.surface_doc: NDArray[np.int32] = self.array("surface_doc")
             self.surface_kind: NDArray[np.int8] = self.array("surface_kind")
-        except (KeyError, TypeError, ValueError, UnicodeDecodeError) as exc:
+            if self._file is not None:  # a file may come from anywhere; a fresh build not
+                check_index(self.array, self.names, self.raw_header["arrays"], self.header)
+        except (KeyError, TypeError, ValueError, UnicodeDecodeError, IndexError) as exc:
             raise self.malformed(exc) from None
 
     def malformed(self, problem: object) -> IndexLoadError:
@@ -169,13 +187,28 @@ class StoredIndex:
         return Path(self.header.corpus.base)
 
     def is_stale(self) -> bool:
-        """Whether the corpus files changed since the build (by size and mtime)."""
+        """Whether the corpus changed since the build: a file added, removed or resized, or
+        one whose time changed and whose content did too (a fresh checkout of the same
+        corpus is not stale). The walk follows no link out of a root and gives up after a
+        few seconds (the roots are the index's word, and may be ``/``): then not known stale."""
         roots = [r for r in self.header.roots if r != "-"]
         if not roots:
             return False
-        now = corpus_stamps(roots, self.base)
-        recorded = self.header.corpus.stamps
-        return sorted(now, key=lambda s: s.path) != sorted(recorded, key=lambda s: s.path)
+        found = corpus_stamps(roots, self.base, recorded=self.header.corpus.stamps)
+        if found is None:
+            return False
+        now = {stamp.path: stamp for stamp in found}
+        recorded = {stamp.path: stamp for stamp in self.header.corpus.stamps}
+        if now.keys() != recorded.keys():
+            return True
+        for path, stamp in now.items():
+            then = recorded[path]
+            if stamp.size != then.size:
+                return True
+            if stamp.mtime_ns != then.mtime_ns and (
+                    then.sha256 is None or file_sha256(self.base / path) != then.sha256):
+                return True
+        return False
 
     # -- documents ----------------------------------------------------------------------
     @property
@@ -194,6 +227,21 @@ class StoredIndex:
         if position is None:
             raise KeyError(name)
         return self.documents[position]
+
+    def unknown(self, name: str) -> str:
+        """What to say when ``name`` is not a routable document here: that it is retired,
+        or the nearest names, never the whole list (48 KB at 1,354 documents)."""
+        import difflib
+
+        if name in self.header.corpus.retired:
+            return (f"{name!r} is retired (its **Status:** leaves it out of routing); the index "
+                    "keeps only routable documents")
+        close = difflib.get_close_matches(name, list(self.names), n=3, cutoff=0.6)
+        if not close:
+            lowered = name.lower()
+            close = [known for known in self.names if lowered in known.lower()][:3]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        return f"no document named {name!r} among the index's {len(self.names)}{hint}"
 
     def text(self, name: str) -> str:
         """The whole document, as it was indexed."""
@@ -215,7 +263,8 @@ def open_stored(path: str | os.PathLike[str], *, verify: bool = False) -> Stored
     opened = open_index_file(path, verify=verify)
     stored = StoredIndex(opened, path=str(path))
     model = stored.header.model
-    if model and model.id == bundle.DEFAULT_MODEL_ID and model.sha256 != bundle.MODEL_SHA256:
+    if model and model.id == bundle.DEFAULT_MODEL_ID and (model.sha256 != bundle.MODEL_SHA256
+                                                          or model.dim != bundle.DIMENSION):
         raise IndexLoadError(f"{path}: index was built with a different model file than the one "
                              "installed", hint=rebuild_hint(str(path), stored.raw_header))
     return stored

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 # The fields gov adds to a routed row; an input row's own values for them are replaced.
-GOV_KEYS = ("routes", "degraded", "confidence", "error")
+GOV_KEYS = ("routes", "degraded", "confidence", "notices", "explain", "error")
 
 
 def _rounded(value: float | None, digits: int) -> float | None:
@@ -64,14 +64,15 @@ class RouteAnswer:
     """The routes for one prompt (empty: abstained), the notices that apply, and where the
     answer came from (corpus size, fingerprint, operating point, route time)."""
 
-    __slots__ = ("confidence", "corpus_size", "degraded", "fingerprint", "notices",
-                 "operating_point_id", "route_ms", "routes", "sources")
+    __slots__ = ("confidence", "corpus_size", "degraded", "explain", "fingerprint", "notices",
+                 "operating_point_id", "reason", "route_ms", "routes", "sources")
 
     def __init__(self, routes: list[Route], *, degraded: str | None = None,
                  confidence: float | None = None, notices: list[str] | None = None,
                  sources: dict[str, str] | None = None, corpus_size: int | None = None,
                  fingerprint: str | None = None, operating_point_id: str | None = None,
-                 route_ms: float | None = None) -> None:
+                 route_ms: float | None = None, reason: str | None = None,
+                 explain: dict[str, Any] | None = None) -> None:
         self.routes = routes
         self.degraded = degraded
         self.confidence = confidence
@@ -81,6 +82,10 @@ class RouteAnswer:
         self.fingerprint = fingerprint
         self.operating_point_id = operating_point_id
         self.route_ms = route_ms
+        # The rule that made gov route or abstain, in one sentence; ``explain`` (asked for)
+        # adds the nearest documents with each signal's score and the thresholds in force.
+        self.reason = reason
+        self.explain = explain
 
     @property
     def names(self) -> list[str]:
@@ -104,6 +109,8 @@ class RouteAnswer:
             "fingerprint": self.fingerprint,
             "operating_point_id": self.operating_point_id,
             "route_ms": self.route_ms,
+            "reason": self.reason,
+            "explain": self.explain,
         }
 
     @classmethod
@@ -118,7 +125,8 @@ class RouteAnswer:
                    sources=dict(data.get("sources") or {}), corpus_size=data.get("corpus_size"),
                    fingerprint=data.get("fingerprint"),
                    operating_point_id=data.get("operating_point_id"),
-                   route_ms=data.get("route_ms"))
+                   route_ms=data.get("route_ms"), reason=data.get("reason"),
+                   explain=data.get("explain"))
 
     # -- renderings -------------------------------------------------------------------------
     def row(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -129,6 +137,10 @@ class RouteAnswer:
             out["degraded"] = self.degraded
         if self.confidence is not None:
             out["confidence"] = round(self.confidence, 4)
+        if self.notices:
+            out["notices"] = list(self.notices)
+        if self.explain is not None:
+            out["explain"] = self.explain
         return out
 
     def event_fields(self) -> dict[str, Any]:

@@ -10,7 +10,9 @@ changed, keeping how it was built.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,13 @@ from typing import Any
 from gov.core.corpus.document import Corpus
 from gov.core.corpus.reader import load_corpus
 from gov.core.encode import bundle
-from gov.core.errors import GovError
+from gov.core.errors import GovError, IndexBuildError
 from gov.core.index.build import BuiltIndex, Progress, build
+from gov.core.index.fileformat import read_header
 from gov.core.index.header import IndexHeader
 from gov.core.index.stored import open_stored
 from gov.core.routing import divergence
+from gov.core.routing.background import fit_background
 from gov.core.routing.point import (
     OperatingPoint,
     check_model,
@@ -32,7 +36,7 @@ from gov.core.routing.point import (
 )
 from gov.core.routing.router import Router
 
-SHIPPED = (None, "default", "default-bodies")
+SHIPPED = (None, "default")
 
 
 def build_index(
@@ -46,28 +50,36 @@ def build_index(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = False,
+    bodies: bool = True,
+    download: bool = True,
 ) -> BuiltIndex:
     """Build an index of ``corpus`` that stores ``operating_point`` (and what it learned).
 
-    Without a point the index routes with the shipped default (the one measured with
-    bodies when ``bodies``); a shipped default is never stored, so a newer gov's default
-    applies to an older index. A point measured under another model is refused.
+    Without a point the index routes with the shipped default, which is never stored, so a
+    newer gov's default applies to an older index. A point measured under another model is
+    refused. With a background-gated point (the default), the corpus is measured against
+    the background bank and the head is fitted (:mod:`gov.core.routing.background`).
+    ``download``: a fastembed ``model_id`` that is not cached may be fetched (the caller
+    named it; a rebuild that took the model from an index's header passes False).
     """
-    point = operating_point or default_operating_point(bodies=bodies)
+    point = operating_point or default_operating_point()
     shipped = point.source in SHIPPED
     if point.model_id and not lexical_only and not shipped:
         check_model(point, model_id, point.source or "operating point")
-    stored_point = point.to_json() if point.source not in (None, "default") else None
+    stored_point = point.to_json() if not shipped else None
     extra: dict[str, Any] = {}
     if not lexical_only:
         dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
         learned = point_learned(point, dim)
         if learned is not None:
             extra = {f"learned_{name}": array for name, array in learned.arrays().items()}
-    return build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
-                 progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
-                 bodies=bodies, stored_point=stored_point, extra_arrays=extra)
+    built = build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
+                  progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
+                  bodies=bodies, stored_point=stored_point, extra_arrays=extra,
+                  download=download)
+    if point.gate == "background" and "embeddings" in built.arrays:
+        fit_background(built, point)
+    return built
 
 
 def divergence_of(built: BuiltIndex) -> list[str]:
@@ -109,6 +121,29 @@ def same_roots(header: IndexHeader, corpus_paths: Sequence[str | os.PathLike[str
     return wanted == sorted(str((base / r).resolve()) for r in header.roots)
 
 
+def built_from(target: str | os.PathLike[str],
+               corpus_paths: Sequence[str | os.PathLike[str]]) -> bool | None:
+    """Whether the file at ``target`` is an index of exactly ``corpus_paths`` (``None``: there
+    is no file; ``False`` also for a file whose header cannot be read)."""
+    if not os.path.lexists(target):
+        return None
+    try:
+        header = IndexHeader.from_json(read_header(target), str(target))
+    except GovError:
+        return False
+    return same_roots(header, corpus_paths)
+
+
+def beside(target: str | os.PathLike[str], corpus_paths: Sequence[str | os.PathLike[str]]
+           ) -> Path:
+    """Where an index of ``corpus_paths`` goes when ``target`` holds another corpus's:
+    beside it, named by the corpus roots (the same corpus finds the same file again)."""
+    roots = "\n".join(sorted(str(Path(p).resolve()) for p in corpus_paths))
+    digest = hashlib.sha256(roots.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    path = Path(target)
+    return path.with_name(f"{path.name}-{digest}")
+
+
 def ensure_index(
     corpus_paths: Sequence[str | os.PathLike[str]],
     index_path: str | os.PathLike[str],
@@ -124,9 +159,17 @@ def ensure_index(
     (router, rebuilt).
 
     A rebuild keeps how the previous index was built: its model, body evidence and
-    approximate-search graph (an edit to one document must not quietly drop them).
+    approximate-search graph (an edit to one document must not quietly drop them). A file
+    at ``index_path`` that is not an index of ``corpus_paths`` is never overwritten
+    (:class:`~gov.core.errors.IndexBuildError` names the command that would).
     """
     target = Path(index_path)
+    if built_from(target, corpus_paths) is False:
+        quoted = " ".join(shlex.quote(str(p)) for p in corpus_paths)
+        raise IndexBuildError(
+            f"{target} holds an index of another corpus (or is not an index); not replacing it",
+            hint=f"to replace it: gov index {quoted} -o {shlex.quote(str(target))}; or name "
+                 "another index file with -i")
     kept: dict[str, Any] = {}
     if target.is_file():
         try:
@@ -140,7 +183,7 @@ def ensure_index(
     corpus = load_corpus(corpus_paths, strict=strict, warn=warn)
     built = build_index(corpus, lexical_only=lexical_only, operating_point=operating_point,
                         previous=target if target.is_file() else None, progress=progress,
-                        **({} if lexical_only else kept))
+                        download=False, **({} if lexical_only else kept))
     built.write(target)
     return load_index(target, operating_point=operating_point, lexical_only=lexical_only,
                       exact=exact), True

@@ -58,24 +58,24 @@ def row_problem(row: Any) -> str | None:
 
 
 def stream(router: Router, items: Iterable[Item], *, batch_size: int = DEFAULT_BATCH_SIZE,
-           ) -> Iterator[Routed]:
+           explain: bool = False) -> Iterator[Routed]:
     """Route ``items`` in order, ``batch_size`` prompts per embedding call; the adapter
-    records telemetry (the router does not)."""
+    records telemetry (the router does not). ``explain`` adds each answer's explanation."""
     step = max(1, batch_size)
     batch: list[Item] = []
     for item in items:
         batch.append(item)
         if len(batch) >= step:
-            yield from _route(router, batch)
+            yield from _route(router, batch, explain)
             batch = []
     if batch:
-        yield from _route(router, batch)
+        yield from _route(router, batch, explain)
 
 
-def _route(router: Router, batch: Sequence[Item]) -> list[Routed]:
+def _route(router: Router, batch: Sequence[Item], explain: bool) -> list[Routed]:
     started = time.perf_counter()
     prompts = [item.value["prompt"] for item in batch if item.problem is None]
-    answers = iter(router.route_many(prompts, record=False) if prompts else ())
+    answers = iter(router.route_many(prompts, record=False, explain=explain) if prompts else ())
     return [Routed(item, next(answers) if item.problem is None else None, started)
             for item in batch]
 
@@ -92,7 +92,10 @@ def parse_jsonl(raw_lines: Iterable[bytes], first_line: int = 1) -> Iterator[Ite
             continue
         line = decode_line(stripped, number)
         if line.error is not None:
-            yield Item(number, None, line.error)
+            problem = line.error
+            if problem.startswith("invalid JSON") and stripped.lstrip()[:1].isalpha():
+                problem += " (it reads as plain text: for one prompt per line, use --text)"
+            yield Item(number, None, problem)
         else:
             yield Item(number, line.value, row_problem(line.value))
 

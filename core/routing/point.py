@@ -46,9 +46,9 @@ class OperatingPoint:
     # (0: no such condition). Two documents that both govern a prompt share the classifier's
     # mass; a runner-up the classifier barely considers does not.
     second_learned_floor: float = 0.0
-    # With body vectors in the index (gov index --bodies): the semantic score of a document
-    # with a body is (1 - w) * its pooled surface score + w * its mean passage similarity.
-    body_weight: float = 0.0
+    # How many surfaces a document's body summary counts as in its semantic score (0: the
+    # body is not used): with b, a document of n surfaces scores (n * pooled + b * body) / (n + b).
+    body_surfaces: float = 0.0
     # Route dependencies of a routed document too, marked as dependencies (off by default).
     expand_dependencies: bool = False
     # Name of a pickle-free array file beside the point with learned example surfaces.
@@ -59,6 +59,18 @@ class OperatingPoint:
     learned_weight: float = 0.0
     # How a document's surface similarities become its semantic score: max, mean, max_mean.
     semantic_pool: str = "max"
+    # What decides abstention: "confidence" (the floors and the calibrated confidence model)
+    # or "background" (the best score must clear what prompts no document governs score on
+    # this corpus: the index's background bank and example lines, measured at build).
+    gate: str = "confidence"
+    # Background gate: the share of the background bank allowed to route (its quantile sets
+    # the threshold), and the share of the corpus's own example lines allowed to fall under
+    # the example floor.
+    background_alpha: float = 0.05
+    example_beta: float = 0.05
+    # Background gate: how much of a document's closeness to the bank is held against it
+    # (a document close to everything stops winning everything).
+    hub_weight: float = 0.25
     model_id: str | None = None
     # What the array file holds: the learned surfaces' documents and texts, the classifier's
     # documents, the file's sha256 (``LearnedInfo`` checks it).
@@ -70,7 +82,7 @@ class OperatingPoint:
         "lexical_floor", "semantic_floor", "rrf_k", "top_k", "lexical_weight", "semantic_weight",
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
         "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
-        "body_weight",
+        "body_surfaces", "gate", "background_alpha", "example_beta", "hub_weight",
     )
 
     def params(self) -> dict[str, Any]:
@@ -110,7 +122,9 @@ class OperatingPoint:
 
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
                   "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor",
-                  "body_weight"}
+                  "body_surfaces", "background_alpha", "example_beta", "hub_weight"}
+_SHARES = {"background_alpha", "example_beta"}
+GATES = ("confidence", "background")
 FUSIONS = ("rrf", "weighted")
 POOLS = ("max", "mean", "max_mean")
 
@@ -124,7 +138,7 @@ def _check_param(name: str, value: Any, where: str) -> Any:
             raise bad("must be a number")
         if value < 0:
             raise bad("must not be negative")
-        if name == "body_weight" and value > 1:
+        if name in _SHARES and value > 1:
             raise bad("must be a number from 0 to 1")
         return float(value)
     if name == "top_k":
@@ -162,6 +176,10 @@ def _check_param(name: str, value: Any, where: str) -> Any:
     if name == "semantic_pool":
         if value not in POOLS:
             raise bad(f"must be one of {', '.join(POOLS)}")
+        return value
+    if name == "gate":
+        if value not in GATES:
+            raise bad(f"must be one of {', '.join(GATES)}")
         return value
     raise bad("is not a known parameter")
 
@@ -242,20 +260,14 @@ def save_operating_point(point: OperatingPoint, path: str | os.PathLike[str]) ->
     write_bytes_atomic(path, orjson.dumps(point.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def default_operating_point(bodies: bool = False) -> OperatingPoint:
-    """The shipped default, with the provenance of where it was measured; ``bodies``: the
-    one measured on an index built with body vectors (``gov index --bodies`` stores it in
-    the index, so it applies only there)."""
-    name = "operating_point_bodies.json" if bodies else "operating_point.json"
-    source = resources.files("gov.core") / "data" / name
+def default_operating_point() -> OperatingPoint:
+    """The shipped default, with the provenance of how it was chosen (``core/data``)."""
+    source = resources.files("gov.core") / "data" / "operating_point.json"
     try:
         data = orjson.loads(source.read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        if bodies:
-            return default_operating_point()
         return OperatingPoint(provenance={"note": "built-in values; the shipped file is missing"})
-    point = from_json(data, f"gov.core/data/{name}")
-    return replace(point, source="default-bodies" if bodies else "default")
+    return replace(from_json(data, "gov.core/data/operating_point.json"), source="default")
 
 
 def stored_or_default(stored: dict[str, Any] | None, where: str) -> OperatingPoint:

@@ -9,7 +9,6 @@ library's earlier name for it), and :func:`gov.core.routing.indexes.load_index` 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -17,10 +16,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from gov.core.errors import OperatingPointError
 from gov.core.index.header import IndexHeader
 from gov.core.index.stored import IndexedDocument, StoredIndex
 from gov.core.routing import dependencies, divergence
 from gov.core.routing.answer import Route, RouteAnswer
+from gov.core.routing.background import Background
 from gov.core.routing.explain import why
 from gov.core.routing.point import (
     OperatingPoint,
@@ -28,9 +29,13 @@ from gov.core.routing.point import (
     point_learned,
     stored_or_default,
 )
-from gov.core.routing.select import select
+from gov.core.routing.select import Gate, rank, select
+from gov.core.routing.sources import SourceFiles
 from gov.core.scoring.learned import from_arrays
-from gov.core.scoring.scorer import Scorer
+from gov.core.scoring.scorer import DEGRADED_LEXICAL, Scorer
+
+# Documents an explanation lists, nearest first.
+EXPLAIN_NEAREST = 3
 
 
 class Router:
@@ -42,8 +47,10 @@ class Router:
         self.scorer = Scorer(stored, lexical_only=lexical_only, exact=exact)
         self.operating_point = self._resolve_point(operating_point)
         self._apply_learned(explicit=operating_point is not None)
+        self.background = Background.load(stored) if self.scorer.embeddings is not None else None
         self.notices = divergence.reasons(self.operating_point, stored.header)
         self.route_ms: float | None = None
+        self._source_files = SourceFiles(stored)
 
     # -- identity and documents (the stored index's) ------------------------------------------
     @property
@@ -103,7 +110,10 @@ class Router:
             if model_id:
                 check_model(explicit, model_id, explicit.source or "operating point")
             return explicit
-        return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        try:
+            return stored_or_default(self.stored.header.operating_point, self.stored.where)
+        except OperatingPointError as exc:  # the index's own point: rebuilding fixes it
+            raise self.stored.malformed(exc.message) from None
 
     def _apply_learned(self, explicit: bool) -> None:
         """What the point learned: from the file beside an explicit point, else the index."""
@@ -120,37 +130,41 @@ class Router:
                       if self.stored.has_array(f"learned_{name}")}
             if not stored:
                 return
-            learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored learned "
-                                  "arrays)", dim)
+            try:
+                learned = from_arrays(stored, point.learned, f"{self.stored.where} (stored "
+                                      "learned arrays)", dim)
+            except OperatingPointError as exc:
+                raise self.stored.malformed(exc.message) from None
         if learned is not None:
             self.scorer.apply_learned(learned)
 
     # -- routing ------------------------------------------------------------------------------
-    def route(self, prompt: str, *, record: bool = True) -> RouteAnswer:
-        return self.route_many([prompt], record=record)[0]
+    def route(self, prompt: str, *, record: bool = True, explain: bool = False) -> RouteAnswer:
+        return self.route_many([prompt], record=record, explain=explain)[0]
 
-    def route_many(self, prompts: Sequence[str], *, record: bool = True) -> list[RouteAnswer]:
+    def route_many(self, prompts: Sequence[str], *, record: bool = True,
+                   explain: bool = False) -> list[RouteAnswer]:
         """Route a batch of prompts (one embedding call for the whole batch).
 
         With telemetry on, each prompt records a ``library`` event unless ``record`` is
-        False (the CLI, hook and MCP adapters record their own events instead).
+        False (the CLI, hook and MCP adapters record their own events instead). With
+        ``explain``, each answer also says what it was nearest and what was in force. Damage
+        in the index that shows only now (a score that is not a number, a record that does
+        not decode) is an :class:`~gov.core.errors.IndexLoadError`, never a wrong answer.
         """
         started = time.perf_counter()
-        point = self.operating_point
         scorer = self.scorer
-        vectors = scorer.embed(prompts) if scorer.degraded is None else None
-        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
-                                    body_weight=point.body_weight)
-                    if vectors is not None else None)
-        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
-        answers = []
-        for row, prompt in enumerate(prompts):
-            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
-            answers.append(self._answer(
-                prompt, scorer.lexical_documents(surfaces),
-                semantic[row] if semantic is not None else None,
-                vectors[row] if vectors is not None else None,
-                learned[row] if learned is not None else None, surfaces))
+        vectors, failure = scorer.try_embed(prompts) if scorer.degraded is None else (None, None)
+        if failure is not None and len(prompts) > 1:
+            # One prompt the encoder refuses must not cost the others their meaning.
+            return [answer for prompt in prompts
+                    for answer in self.route_many([prompt], record=record, explain=explain)]
+        try:
+            with np.errstate(all="ignore"):  # a damaged array is reported once, below, not warned
+                answers = self._answers(prompts, vectors, DEGRADED_LEXICAL if failure else None,
+                                        explain)
+        except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
+            raise self.stored.malformed(f"{type(exc).__name__}: {exc}") from None
         self.route_ms = (time.perf_counter() - started) * 1000.0
         share = self.route_ms / max(len(answers), 1)
         for answer in answers:
@@ -159,11 +173,37 @@ class Router:
             self._record_library(answers, started)
         return answers
 
+    def _answers(self, prompts: Sequence[str], vectors: NDArray[np.float32] | None,
+                 failed: str | None, explain: bool) -> list[RouteAnswer]:
+        point = self.operating_point
+        scorer = self.scorer
+        semantic = (scorer.semantic(vectors, pool=point.semantic_pool,
+                                    body_surfaces=point.body_surfaces)
+                    if vectors is not None else None)
+        learned = scorer.learned_probabilities(vectors) if vectors is not None else None
+        self._finite(semantic, "semantic scores")
+        self._finite(learned, "learned probabilities")
+        answers = []
+        for row, prompt in enumerate(prompts):
+            surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
+            lexical = scorer.lexical_documents(surfaces)
+            self._finite(lexical, "lexical scores")
+            answer = self._answer(
+                prompt, lexical, semantic[row] if semantic is not None else None,
+                vectors[row] if vectors is not None else None,
+                learned[row] if learned is not None else None, surfaces, explain)
+            if failed and answer.degraded is None:
+                answer.degraded = failed
+            answers.append(answer)
+        return answers
+
     def _answer(self, prompt: str, lexical: NDArray[np.float64],
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
                 learned: NDArray[np.float64] | None,
-                surface_lexical: NDArray[np.float64]) -> RouteAnswer:
-        chosen, confidence = select(lexical, semantic, self.operating_point, learned)
+                surface_lexical: NDArray[np.float64], explain: bool = False) -> RouteAnswer:
+        point = self.operating_point
+        chosen, confidence, reason, gate = select(lexical, semantic, point, learned,
+                                                  self.background)
         routes = [
             Route(self.stored.names[c.doc], c.fused, c.lexical, c.semantic,
                   why(self.scorer, prompt, c.doc, lexical=c.lexical is not None,
@@ -177,15 +217,54 @@ class Router:
             routes, degraded=self.scorer.degraded if semantic is None else None,
             confidence=confidence, notices=list(self.notices), sources=self._sources(routes),
             corpus_size=len(self.stored.names), fingerprint=self.stored.fingerprint,
-            operating_point_id=self.operating_point.id)
+            operating_point_id=self.operating_point.id, reason=reason,
+            explain=self._explain(reason, gate, lexical, semantic, learned) if explain else None)
+
+    def _explain(self, reason: str, gate: Gate | None, lexical: NDArray[np.float64],
+                 semantic: NDArray[np.float32] | None, learned: NDArray[np.float64] | None,
+                 ) -> dict[str, Any]:
+        """The nearest documents with each signal's score, the floors and threshold in
+        force, and the rule that decided: why gov routed, or why it stayed silent."""
+        point = self.operating_point
+        order, fusion, _ = rank(lexical, semantic, point, learned, limit=EXPLAIN_NEAREST)
+        gate_scores = (self.background.gate_scores(lexical, semantic, point)
+                       if self.background is not None and semantic is not None else None)
+        if gate_scores is not None:  # nearest by the score the gate compared
+            order = np.argsort(-gate_scores, kind="stable")[:EXPLAIN_NEAREST]
+
+        def score(values: NDArray[Any] | None, doc: int) -> float | None:
+            return None if values is None else round(float(values[doc]), 4)
+
+        nearest = [{"name": self.stored.names[int(doc)],
+                    "score": round(float(fusion.fused[int(doc)]), 4),
+                    "lexical": score(lexical, int(doc)), "semantic": score(semantic, int(doc)),
+                    "classifier": score(learned, int(doc)), "gate": score(gate_scores, int(doc))}
+                   for doc in order[:EXPLAIN_NEAREST]]
+        return {
+            "reason": reason,
+            "gate": None if gate is None else {
+                "score": round(gate.top, 4), "threshold": round(gate.threshold, 4),
+                "set_by": gate.guard, "background_alpha": point.background_alpha},
+            "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
+            "nearest": nearest,
+            "operating_point": point.source or "given",
+        }
+
+    def _finite(self, scores: NDArray[Any] | None, what: str) -> None:
+        """Scores of a sound index are numbers; NaN or infinity means a damaged array (the
+        row a route computes is checked, not the whole matrix at every load)."""
+        if scores is not None and not bool(np.isfinite(scores).all()):
+            raise self.stored.malformed(f"{what} are not finite numbers: the stored vectors "
+                                        "or weights are damaged")
 
     def _sources(self, routes: list[Route]) -> dict[str, str]:
-        """Each routed document's file, for a harness to open (JSONL sources have none)."""
+        """Each routed document's file, for a harness to open, when it is safe to name
+        (:mod:`gov.core.routing.sources`: inside the corpus, holding what was indexed)."""
         out = {}
         for route in routes:
-            source = self.stored.document(route.name).source
-            if source and ":" not in source:
-                out[route.name] = os.path.normpath(str(self.stored.base / source))
+            path = self._source_files.path(route.name)
+            if path is not None:
+                out[route.name] = path
         return out
 
     def _record_library(self, answers: list[RouteAnswer], started: float) -> None:

@@ -19,6 +19,7 @@ from gov.core.routing.confidence import features, logistic_many
 from gov.core.routing.fusion import Fused, fuse
 
 if TYPE_CHECKING:
+    from gov.core.routing.background import Background
     from gov.core.routing.point import OperatingPoint
 
 FloatArray = NDArray[np.float64]
@@ -64,8 +65,9 @@ def rank(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     order = candidates[np.lexsort((-tiebreak, -fused[candidates]))]
     confidence = None
     # The confidence model is fitted on semantic features; lexical-only (degraded) routing
-    # is gated by the floors alone rather than by a model that cannot see its inputs.
-    if point.confidence_weights and semantic is not None:
+    # is gated by the floors alone rather than by a model that cannot see its inputs. Under
+    # the background gate, confidence comes from the background (see ``select``).
+    if point.confidence_weights and semantic is not None and point.gate == "confidence":
         row = features(lexical[None, :], semantic[None, :],
                        None if learned is None else learned[None, :], fused[None, :],
                        order[:1])
@@ -73,30 +75,85 @@ def rank(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     return Ranked(order, fusion, confidence)
 
 
+class Gate(NamedTuple):
+    """What the background gate read for one prompt: its best gate score, the threshold in
+    force, and which guard set it ("bank" or "examples")."""
+
+    top: float
+    threshold: float
+    guard: str
+
+
+class Selection(NamedTuple):
+    """The routes chosen (none: abstained), the confidence, the rule that decided, and the
+    background gate's reading when it decided."""
+
+    chosen: list[Candidate]
+    confidence: float | None
+    reason: str
+    gate: Gate | None = None
+
+
+def _background_gate(lexical: FloatArray, semantic: NDArray[np.floating[Any]],
+                     learned: FloatArray | None, point: OperatingPoint, background: Background,
+                     order: NDArray[np.intp], fused: FloatArray) -> tuple[Gate, float | None]:
+    """The gate's reading and the confidence of the first route (a logistic over how rare
+    the score is among the bank, the ranking margin and the head's probability)."""
+    top = float(background.gate_scores(lexical, semantic, point).max())
+    threshold, guard = background.threshold(point)
+    confidence = None
+    if point.confidence_weights and order.size:
+        first = float(fused[order[0]])
+        margin = first - (float(fused[order[1]]) if order.size > 1 else 0.0)
+        head = float(learned[order[0]]) if learned is not None else 0.0
+        row = np.array([[background.rarity(top), margin, head]])
+        confidence = float(logistic_many(point.confidence_weights, row)[0])
+    return Gate(top, threshold, guard), confidence
+
+
 def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
            point: OperatingPoint, learned: FloatArray | None = None,
-           ) -> tuple[list[Candidate], float | None]:
-    """Pick at most ``top_k`` documents, or none; also return the calibrated confidence.
+           background: Background | None = None) -> Selection:
+    """Pick at most ``top_k`` documents, or none, and say why.
 
-    ``learned`` is the learned classifier's probability per document, when the point
-    carries one (``gov calibrate --learn``).
+    ``learned`` is a classifier's probability per document: the index's head, or what
+    ``gov calibrate --learn`` learned. ``background`` is the index's background statistics;
+    a point whose gate is "background" abstains below their threshold (without them, or
+    without meaning scores, the floors alone decide).
     """
     order, (fused, lex_ok, sem_ok), confidence = rank(lexical, semantic, point, learned,
                                                       limit=point.top_k)
+    gate = None
+    if point.gate == "background" and background is not None and semantic is not None:
+        gate, confidence = _background_gate(lexical, semantic, learned, point, background,
+                                            order, fused)
+        if gate.top < gate.threshold:
+            source = ("prompts no document governs" if gate.guard == "bank"
+                      else "the corpus's own example lines")
+            return Selection([], confidence, f"abstained: best score {gate.top:.3f} is under "
+                             f"the threshold {gate.threshold:.3f} set by {source}", gate)
     if order.size == 0:
-        return [], None
-    if (confidence is not None and point.min_confidence is not None
+        return Selection([], confidence, "abstained: no document clears a floor "
+                         f"(lexical {point.lexical_floor:g}, semantic {point.semantic_floor:g})",
+                         gate)
+    if (gate is None and confidence is not None and point.min_confidence is not None
             and confidence < point.min_confidence):
-        return [], confidence
+        return Selection([], confidence, f"abstained: confidence {confidence:.2f} is under "
+                         f"the point's {point.min_confidence:.2f}", gate)
     # A raw score is reported where it counted: under RRF where its floor admitted the
     # document, under weighted fusion wherever it carries weight.
     weighted = point.fusion == "weighted"
     chosen: list[Candidate] = []
+    second = ""
     for doc in order[: point.top_k]:
         index = int(doc)
-        if chosen and (fused[index] < point.second_ratio * chosen[0].fused or (
-                learned is not None and point.second_learned_floor > 0.0
-                and learned[index] < point.second_learned_floor)):
+        if chosen and fused[index] < point.second_ratio * chosen[0].fused:
+            second = f"; no second route: under {point.second_ratio:g} of the first's score"
+            break
+        if chosen and (learned is not None and point.second_learned_floor > 0.0
+                       and learned[index] < point.second_learned_floor):
+            second = (f"; no second route: its classifier probability {learned[index]:.2f} "
+                      f"is under {point.second_learned_floor:g}")
             break
         lex_counts = lex_ok[index] or (weighted and point.lexical_weight > 0
                                        and lexical[index] > 0)
@@ -108,7 +165,15 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
             lexical=float(lexical[index]) if lex_counts else None,
             semantic=float(semantic[index]) if semantic is not None and sem_counts else None,
         ))
-    return chosen, confidence
+    if gate is not None:
+        reason = f"routed: best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}"
+    elif semantic is None:
+        reason = "routed on words alone: the best document clears the lexical floor"
+    else:
+        reason = "routed: the best document clears a floor" + (
+            f" and its confidence {confidence:.2f} the point's {point.min_confidence:.2f}"
+            if confidence is not None and point.min_confidence is not None else "")
+    return Selection(chosen, confidence, reason + second, gate)
 
 
 class RankedMany(NamedTuple):

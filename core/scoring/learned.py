@@ -76,6 +76,8 @@ def from_arrays(arrays: dict[str, Any], info: dict[str, Any], where: str,
         bias = np.asarray(arrays["classifier_bias"], dtype=np.float32)
     except KeyError as exc:
         raise OperatingPointError(f"{where}: array {exc.args[0]!r} is missing") from None
+    except (TypeError, ValueError) as exc:
+        raise OperatingPointError(f"{where}: the learned arrays are not numbers ({exc})") from None
     names = list(info.get("names", []))
     texts = list(info.get("texts", []))
     classifier_names = list(info.get("classifier_names", []))
@@ -87,6 +89,9 @@ def from_arrays(arrays: dict[str, Any], info: dict[str, Any], where: str,
     if weights.ndim != 2 or weights.shape[0] != classes or bias.shape != (classes,):
         raise OperatingPointError(f"{where}: the classifier arrays do not match "
                                   "learned.classifier_names")
+    if classes and weights.shape[1] != vectors.shape[1] and vectors.shape[0]:
+        raise OperatingPointError(f"{where}: 'classifier_weights' and 'vectors' differ in "
+                                  "dimension")
     for array, label in ((vectors, "vectors"), (weights, "classifier_weights")):
         if array.shape[0] and dim is not None and array.shape[1] != dim:
             raise OperatingPointError(f"{where}: {label!r} has dimension {array.shape[1]}, "
@@ -107,12 +112,30 @@ def load_learned(path: Path, info: dict[str, Any], dim: int | None = None) -> Le
         raise OperatingPointError(
             f"{path}: sha256 differs from the operating point's learned.sha256 "
             "(the file was changed or belongs to another point)")
+    _check_sizes(data, info, dim, path)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError) as exc:
+            arrays = {name: archive[name] for name in archive.files if name in ARRAYS}
+    except (OSError, ValueError, EOFError) as exc:
         raise OperatingPointError(f"{path}: not a readable array file ({exc})") from None
     return from_arrays(arrays, info, str(path), dim)
+
+
+def _check_sizes(data: bytes, info: dict[str, Any], dim: int | None, path: Path) -> None:
+    """Refuse an archive whose members would unpack to more than the rows the point names
+    could need (a compressed member of a megabyte can stand for gigabytes of zeros)."""
+    import zipfile
+
+    rows = len(info.get("names", [])) + 2 * (len(info.get("classifier_names", [])) + 1)
+    most = rows * (dim or 4096) * 8 + (1 << 16)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise OperatingPointError(f"{path}: not a readable array file ({exc})") from None
+    if len(members) > 16 or sum(member.file_size for member in members) > most:
+        raise OperatingPointError(f"{path}: the learned arrays are larger than the point's "
+                                  f"{rows} rows could need; refusing to unpack them")
 
 
 def softmax_rows(logits: NDArray[Any]) -> NDArray[Any]:
@@ -122,3 +145,30 @@ def softmax_rows(logits: NDArray[Any]) -> NDArray[Any]:
     np.exp(shifted, out=shifted)
     shifted /= shifted.sum(axis=1, keepdims=True)
     return shifted
+
+
+CLASSIFIER_C = 10.0
+
+
+def fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], classes: int,
+                    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """Multinomial logistic regression over embeddings; one row per class index (a class
+    with no rows can never win). scikit-learn is imported only here, at build or
+    calibration time: a route applies the weights with numpy alone."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
+    model.fit(vectors, owners)
+    weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
+    bias = np.full(classes, -1e4, dtype=np.float32)
+    seen = np.asarray(model.classes_, dtype=np.int64)
+    if seen.size == 2:
+        # scikit-learn keeps one row for two classes: split it into two opposite logits.
+        weights[seen[1]] = model.coef_[0] / 2
+        weights[seen[0]] = -model.coef_[0] / 2
+        bias[seen[1]] = model.intercept_[0] / 2
+        bias[seen[0]] = -model.intercept_[0] / 2
+    else:
+        weights[seen] = model.coef_
+        bias[seen] = model.intercept_
+    return weights, bias

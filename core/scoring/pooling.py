@@ -87,7 +87,8 @@ class SurfaceGroups:
 
 
 def mix_bodies(scores: NDArray[Any], body: NDArray[Any], present: NDArray[np.bool_],
-               weight: float) -> NDArray[Any]:
-    """(1 - weight) * score + weight * body similarity, where ``present`` (a document has a
-    body); elsewhere the score as it was. Calibration and routing both mix through here."""
+               weight: float | NDArray[Any]) -> NDArray[Any]:
+    """(1 - weight) * score + weight * body similarity where ``present`` (a document has a
+    body; ``weight`` may differ per document); elsewhere the score as it was. Calibration
+    and routing both mix through here."""
     return np.where(present, (1.0 - weight) * scores + weight * body, scores)

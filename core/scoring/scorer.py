@@ -71,7 +71,10 @@ class Scorer:
         if self.embeddings is not None and stored.header.ann is not None and not exact:
             from gov.core.index.ann import ARRAY, NearestSurfaces
 
-            self.nearest = NearestSurfaces(stored.array(ARRAY), stored.header.ann, stored.where)
+            self.nearest = NearestSurfaces(
+                stored.array(ARRAY), stored.header.ann, stored.where,
+                (int(self.embeddings.shape[0]), int(self.embeddings.shape[1])),
+                hint=stored.malformed("").hint)
         # What calibration learned: labelled prompts as further surfaces, and a classifier.
         self.learned_vectors: NDArray[np.float32] | None = None
         self.learned_doc: NDArray[np.int64] | None = None
@@ -80,6 +83,11 @@ class Scorer:
         self._surface_groups = self.groups
         self.classifier: tuple[NDArray[np.float32], NDArray[np.float32],
                                NDArray[np.int64]] | None = None
+        # The index's own head (fitted at build on its documents against the background
+        # bank) is the classifier until calibration learns one from labels.
+        if self.embeddings is not None and stored.has_array("head_weights"):
+            self.classifier = (stored.array("head_weights"), stored.array("head_bias"),
+                               np.arange(self.documents, dtype=np.int64))
 
     # -- the query encoder ----------------------------------------------------------------
     def encoder(self) -> Any:
@@ -106,14 +114,23 @@ class Scorer:
 
     def embed(self, prompts: Sequence[str]) -> NDArray[np.float32] | None:
         """The prompts' vectors, or ``None`` when routing is (or becomes) words only."""
+        vectors, failure = self.try_embed(prompts)
+        if failure is not None:
+            self.degrade(failure)
+        return vectors
+
+    def try_embed(self, prompts: Sequence[str]
+                  ) -> tuple[NDArray[np.float32] | None, str | None]:
+        """The prompts' vectors (``None``: words only), and why embedding failed for these
+        prompts, if it did: a failure of one call (a prompt the tokenizer refuses, say)
+        degrades that call, not every later route of a long-lived server."""
         encoder = self.encoder()
         if encoder is None:
-            return None
+            return None, None
         try:
-            return encoder.embed(prompts)  # type: ignore[no-any-return]
+            return encoder.embed(prompts), None
         except Exception as exc:  # a runtime failure mid-route degrades, never aborts
-            self.degrade(f"embedding failed: {exc}")
-            return None
+            return None, f"embedding failed: {exc}"
 
     # -- words ----------------------------------------------------------------------------
     def lexical_surfaces(self, prompt: str) -> NDArray[np.float64]:
@@ -137,43 +154,47 @@ class Scorer:
         assert self.embeddings is not None
         return vectors @ self.embeddings.T
 
-    def semantic(self, vectors: NDArray[np.float32], *, pool: str, body_weight: float = 0.0,
+    def semantic(self, vectors: NDArray[np.float32], *, pool: str, body_surfaces: float = 0.0,
                  learned: bool = True) -> NDArray[np.float32]:
         """Per-document meaning score for each prompt vector: shape (prompts, documents).
 
         ``pool`` turns a document's surface similarities into one score (their best, their
         mean, or the two averaged); learned surfaces count unless ``learned`` is false;
-        ``body_weight`` mixes in the body evidence where the index has it.
+        ``body_surfaces`` is how many surfaces a document's body summary counts as, where
+        the index has one.
         """
         assert self.embeddings is not None
         if self.nearest is not None:
             scores = self._semantic_nearest(vectors, learned, pool)
+            groups = self._surface_groups if learned else self.groups
         else:
             if learned and self._surface_vectors is not None:
                 matrix, groups = self._surface_vectors, self._surface_groups
             else:
                 matrix, groups = self.embeddings, self.groups
             scores = groups.pool(vectors @ matrix.T, pool)
-        if body_weight > 0.0 and self.body_vectors is not None:
-            scores = self.mix_bodies(scores, vectors, body_weight)
+        if body_surfaces > 0.0 and self.body_vectors is not None:
+            scores = self.mix_bodies(scores, vectors, body_surfaces, groups.counts)
         return scores
 
     def body_similarities(self, vectors: NDArray[np.float32]) -> NDArray[np.float32] | None:
-        """Each prompt's mean passage similarity per document (``None``: no bodies)."""
+        """Each prompt's similarity to each document's body summary (``None``: no bodies)."""
         if self.body_vectors is None:
             return None
         return vectors @ np.asarray(self.body_vectors).T
 
     def mix_bodies(self, scores: NDArray[np.floating[Any]], vectors: NDArray[np.float32],
-                   weight: float) -> NDArray[np.float32]:
-        """Mix each document's mean passage similarity into its semantic score (documents
-        without a body keep theirs; under approximate search, so do the unreached ones at 0)."""
+                   body_surfaces: float, counts: NDArray[np.int64]) -> NDArray[np.float32]:
+        """Count each document's body summary as ``body_surfaces`` more surfaces: a document
+        of n surfaces scores (n * pooled + b * body) / (n + b). Documents without a body keep
+        their score; under approximate search, so do the unreached ones at 0."""
         body = self.body_similarities(vectors)
         assert body is not None and self.body_present is not None
         present = self.body_present[None, :]
         if self.nearest is not None:
             present = present & (scores != 0.0)
-        return np.asarray(mix_bodies(scores, body, present, weight), dtype=np.float32)
+        weight = body_surfaces / (counts.astype(np.float64) + body_surfaces)
+        return np.asarray(mix_bodies(scores, body, present, weight[None, :]), dtype=np.float32)
 
     def _semantic_nearest(self, vectors: NDArray[np.float32], learned: bool,
                           pool: str) -> NDArray[np.float32]:

@@ -2,25 +2,31 @@
 
 It never carries rule text — only names, the evidence that matched, how to read the
 whole document, and the degraded and divergence notices — and it stays within
-:data:`MAX_BYTES` however long the names, evidence and notices are.
+:data:`MAX_BYTES` however long the names, evidence and notices are. Everything in it
+that came from a file passes :func:`gov.core.sanitize.clean` (no control or invisible
+characters, capped), and it names a file only when the router vouched for it
+(:mod:`gov.core.routing.sources`); otherwise it says how to read the document from the
+index: ``gov show NAME -i INDEX``.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from typing import TYPE_CHECKING, Any
+
+from gov.core.sanitize import MAX_NAME_LENGTH, clean
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
 MIN_PROMPT_CHARS = 12
+MAX_NAME = MAX_NAME_LENGTH  # a longer name is no document's (the reader's rule)
 
 
 def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)].rstrip() + "…"
+    return clean(text, limit)
 
 
 def _shown_path(path: str, cwd: str | None) -> str:
@@ -34,10 +40,20 @@ def _shown_path(path: str, cwd: str | None) -> str:
     return path
 
 
-def render(answer: RouteAnswer, cwd: str | None = None) -> str:
-    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8."""
+def _safe_path(path: str, cwd: str | None) -> str | None:
+    """``path`` as shown (relative to ``cwd`` when inside it), or ``None`` when it holds a
+    character that cleaning would change (pointing at a different file is worse than none)."""
+    shown = _shown_path(path, cwd)
+    return shown if clean(shown) == shown else None
+
+
+def render(answer: RouteAnswer, cwd: str | None = None, index: str | None = None) -> str:
+    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8; ``index``
+    (the index routed with) goes into the ``gov show`` command it suggests."""
     routes = answer.routes
     sources = answer.sources
+    shown_index = _safe_path(index, cwd) if index else None
+    show = "gov show NAME" + (f" -i {shlex.quote(shown_index)}" if shown_index else "")
     notices: list[str] = []
     if answer.degraded:
         notices.append("Routing used words only (the embedding model was unavailable), so "
@@ -48,18 +64,19 @@ def render(answer: RouteAnswer, cwd: str | None = None) -> str:
                                                      (50, 60, 100), (0, 0, 60), (0, 0, 0)):
         items = []
         for route in routes:
-            item = route.name
+            item = clean(route.name, MAX_NAME)
             if evidence_limit and route.why:
                 item += f" (matched {_clip(route.why, evidence_limit)})"
             items.append(item)
         how = []
         for route in routes:
             path = sources.get(route.name)
-            if path and path_limit:
-                how.append(f"{route.name}: {_clip(_shown_path(path, cwd), path_limit)}")
+            shown = _safe_path(path, cwd) if path else None
+            if shown and path_limit and len(shown) <= path_limit:
+                how.append(f"{clean(route.name, MAX_NAME)}: {shown}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
-            "Read each one in full before acting: run `gov show NAME`"
+            f"Read each one in full before acting: run `{show}`"
             + (" or open " + ", ".join(how) if how else "")
             + ". Follow them where they apply; ignore a match that is plainly unrelated."
         )

@@ -15,22 +15,24 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field, PlainValidator, WithJsonSchema
 
 from gov.core import __version__, telemetry
-from gov.core.cards.build import build_card
+from gov.core.cards import tools as card_tools
 from gov.core.cards.contracts import builtin_contract
 from gov.core.cards.schema import Problem, card_schema
-from gov.core.cards.validate import CardInvalid, check_card
+from gov.core.cards.validate import check_card
 from gov.core.cards.verify import verify
 from gov.core.encode.bundle import DEFAULT_MODEL_ID
-from gov.core.errors import GovError, InputError
+from gov.core.errors import GovError
 
 if TYPE_CHECKING:
     from gov.core.routing.router import Router as Index
@@ -116,7 +118,7 @@ def _problems(problems: list[Problem]) -> list[ProblemOut]:
     return [ProblemOut(**problem.to_json()) for problem in problems]
 
 
-def _checked(card: dict[str, Any] | str) -> tuple[Any, list[ProblemOut]]:
+def _checked(card: Any) -> tuple[Any, list[ProblemOut]]:
     """The parsed card (or None) and its problems; a card may come as JSON text, since some
     clients can only send strings."""
     value: Any = card
@@ -143,7 +145,7 @@ class PolicyTools:
             # explains a rejected card, which would cost the first bad card a few hundred ms.
             index.route(WARM_UP_PROMPT, record=False)
             index.route(" ".join([WARM_UP_PROMPT] * 40), record=False)
-            self.validate_card({})
+            self.validate_card({"card": {}})
 
     def route_policies(self, prompt: str, received: float | None = None) -> RoutePoliciesOut:
         """Route one prompt; one telemetry event, timed from ``received``."""
@@ -160,26 +162,22 @@ class PolicyTools:
     def get_policy(self, name: str) -> PolicyOut:
         """The whole document named ``name``; only names in the index, matched exactly."""
         if name not in self._names:
-            valid = ", ".join(sorted(self._names))
-            raise PolicyNotFound(f"no policy named {name!r}; valid names: {valid}")
+            raise PolicyNotFound(self.index.stored.unknown(name))
         return PolicyOut(name=name, text=self.index.text(name))
 
-    def create_card(self, fields: dict[str, Any]) -> CreateCardOut:
-        try:
-            card = build_card({k: v for k, v in fields.items() if v is not None})
-        except CardInvalid as exc:
-            raise InputError("not a valid card: " + "; ".join(map(str, exc.problems))) from None
-        return CreateCardOut(card=card.to_json())
+    def create_card(self, arguments: Mapping[str, Any]) -> CreateCardOut:
+        """A card from ``create_card``'s arguments (ovi-cards' names too)."""
+        return CreateCardOut(card=card_tools.create_card(arguments))
 
-    def validate_card(self, card: dict[str, Any] | str) -> ValidateCardOut:
-        parsed, errors = _checked(card)
+    def validate_card(self, arguments: Mapping[str, Any]) -> ValidateCardOut:
+        parsed, errors = _checked(card_tools.card_argument(arguments))
         return ValidateCardOut(valid=parsed is not None, errors=errors,
                                card=parsed.to_json() if parsed is not None else None)
 
-    def verify_card(self, card: dict[str, Any] | str, contract: str = "default",
-                    strict: bool = False) -> VerifyCardOut:
-        chosen = builtin_contract(contract)  # by name only: never a path
-        parsed, errors = _checked(card)
+    def verify_card(self, arguments: Mapping[str, Any]) -> VerifyCardOut:
+        chosen = builtin_contract(card_tools.contract_argument(arguments))  # by name only
+        strict = card_tools.strict_argument(arguments)
+        parsed, errors = _checked(card_tools.card_argument(arguments))
         if parsed is None:
             return VerifyCardOut(valid=False, errors=errors, verification=None)
         verdict = verify(parsed, chosen, strict=strict)
@@ -234,23 +232,72 @@ DESCRIPTIONS = {
     ),
     "create_card": (
         "Build a task card from its fields, filling in schema version, timestamp, confidence "
-        "and memory suggestion by card type. A field that breaks a rule is an error naming it."
+        "and memory suggestion by card type. A field that breaks a rule is an error naming it. "
+        "ovi-cards' store_memory, memory_target and memory_tags work too."
     ),
     "validate_card": (
-        "Check that a task card is valid against the card schema. Returns valid and, when "
-        "it is not, every problem with its field path and the rule it breaks."
+        "Check that a task card (card, or ovi-cards' card_json) is valid against the card "
+        "schema. Returns valid and, when it is not, every problem with its field path and the "
+        "rule it breaks."
     ),
     "verify_card": (
-        "Validate a task card, then run a verification contract's checks on it: whether it "
-        "passed, which checks failed, and its confidence adjusted by the failures."
+        "Validate a task card (card, or ovi-cards' card_json), then run a verification "
+        "contract's checks on it: whether it passed, which checks failed, and its confidence "
+        "adjusted by the failures."
     ),
 }
-CardType = Literal["RESULT", "ERROR", "PLAN", "PATCH", "NOTE"]
-ContractName = Literal["default", "extended"]
-CardInput = Annotated[
-    dict[str, Any] | str,
-    Field(description="the card: a JSON object, or its JSON text"),
-]
+
+
+def _as_given(value: Any) -> Any:
+    return value  # the card tools check their own arguments, to answer in one line
+
+
+def _parameter(argument: card_tools.Argument) -> inspect.Parameter:
+    """A tool parameter the SDK passes through unchecked, advertised with its JSON Schema.
+
+    A text argument is declared ``str`` so the SDK never parses text that looks like JSON
+    (an objective of "null", say) into something else; the rest take any JSON value.
+    """
+    text = argument.schema.get("type") == "string"
+    annotation = Annotated[  # type: ignore[valid-type]
+        str if text else Any,
+        PlainValidator(_as_given),
+        WithJsonSchema(dict(argument.schema)),
+        Field(description=argument.description),
+    ]
+    return inspect.Parameter(argument.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=annotation)
+
+
+def _card_tool(name: str, run: Callable[[dict[str, Any]], BaseModel], output: type[BaseModel],
+               fix: Callable[[GovError], Exception]) -> Callable[..., Awaitable[BaseModel]]:
+    """A tool function for ``name`` whose parameters are ``card_tools.ARGUMENTS[name]``."""
+
+    async def tool(**arguments: Any) -> BaseModel:
+        try:
+            return run(arguments)
+        except GovError as exc:
+            raise fix(exc) from None
+
+    tool.__name__ = name
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [_parameter(argument) for argument in card_tools.ARGUMENTS[name]], return_annotation=output)
+    return tool
+
+
+def _advertise_required(server: Any, name: str) -> None:
+    """Mark the card tool's required arguments in its input schema.
+
+    Every parameter is optional to the SDK, so a missing one reaches the tool and gets the
+    same one-line answer as a wrong one; the schema still tells clients what to send.
+    """
+    required = [a.name for a in card_tools.ARGUMENTS[name] if a.required]
+    with contextlib.suppress(AttributeError, KeyError, TypeError):
+        schema = server._tool_manager.get_tool(name).parameters
+        for argument in required:
+            schema["properties"][argument].pop("default", None)
+        if required:
+            schema["required"] = required
 
 
 def build_server(tools: PolicyTools) -> Any:
@@ -279,44 +326,14 @@ def build_server(tools: PolicyTools) -> Any:
         except GovError as exc:
             raise fix(exc) from None
 
-    async def create_card(
-        card_type: CardType,
-        task_id: str,
-        source_agent: str,
-        objective: str,
-        outcome: str,
-        key_facts: list[str] | None = None,
-        actions_taken: list[str] | None = None,
-        next_actions: list[str] | None = None,
-        artifacts: list[str] | None = None,
-        confidence: float | None = None,
-        memory_suggestion: dict[str, Any] | None = None,
-        timestamp: str | None = None,
-    ) -> CreateCardOut:
-        fields = {
-            "card_type": card_type, "task_id": task_id, "source_agent": source_agent,
-            "objective": objective, "outcome": outcome, "key_facts": key_facts,
-            "actions_taken": actions_taken, "next_actions": next_actions,
-            "artifacts": artifacts, "confidence": confidence,
-            "memory_suggestion": memory_suggestion, "timestamp": timestamp,
-        }
-        try:
-            return tools.create_card(fields)
-        except GovError as exc:
-            raise fix(exc) from None
-
-    async def validate_card(card: CardInput) -> ValidateCardOut:
-        return tools.validate_card(card)
-
-    async def verify_card(card: CardInput, contract: ContractName = "default",
-                          strict: bool = False) -> VerifyCardOut:
-        try:
-            return tools.verify_card(card, contract, strict)
-        except GovError as exc:
-            raise fix(exc) from None
+    create_card = _card_tool("create_card", tools.create_card, CreateCardOut, fix)
+    validate_card = _card_tool("validate_card", tools.validate_card, ValidateCardOut, fix)
+    verify_card = _card_tool("verify_card", tools.verify_card, VerifyCardOut, fix)
 
     for tool in (route_policies, get_policy, create_card, validate_card, verify_card):
         server.add_tool(tool, description=DESCRIPTIONS[tool.__name__])
+    for name in card_tools.ARGUMENTS:
+        _advertise_required(server, name)
     return server
 
 

@@ -4,6 +4,13 @@ This module imports only the standard library (orjson's import alone costs a hoo
 about 10 ms; messages here are small): the hook asks the warm server
 first and must not pay for numpy, onnxruntime or typer unless it routes in-process.
 One request per connection: a JSON object and a newline; the answer likewise.
+
+One server per installation and version: the socket's name carries both
+(:func:`identity`), every answer says whose it is, and a client takes an answer only from
+its own installation and version. A server of this installation and another version (the
+one before an upgrade) is told to exit when the new one starts. The runtime folder must
+be a plain folder of the user's that nobody else can write to; files in it are opened
+without following links.
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ from typing import Any
 
 from gov.core.errors import GovError
 
-SOCKET_NAME = "serve.sock"
 MAX_MESSAGE = 8 * 1024 * 1024
 DEFAULT_IDLE_SECONDS = 30 * 60
 
@@ -51,7 +57,8 @@ def runtime_dir(create: bool = True) -> Path:
 
 
 def check_private(folder: Path) -> None:
-    """Refuse a runtime folder that is a symlink, not ours, or open to others."""
+    """Refuse a runtime folder that is a symlink, not ours, or writable by others (what
+    they may have planted in it cannot be undone by closing it now)."""
     try:
         info = folder.lstat()
     except FileNotFoundError:
@@ -61,12 +68,62 @@ def check_private(folder: Path) -> None:
     if info.st_uid != os.getuid():
         raise RuntimeDirError(f"{folder}: runtime folder belongs to uid {info.st_uid}, not you;"
                               " refusing to use it")
-    if info.st_mode & 0o077:
+    if info.st_mode & 0o022:
+        raise RuntimeDirError(f"{folder}: runtime folder is writable by others (mode "
+                              f"{stat.S_IMODE(info.st_mode):o}); refusing to use it: remove it")
+    if info.st_mode & 0o055:
         os.chmod(folder, 0o700)
 
 
+_IDENTITY: dict[str, str] = {}
+
+
+def identity() -> dict[str, str]:
+    """This installation and version: ``installation`` hashes where this gov and its Python
+    environment live (two virtual environments differ), ``version`` is gov's."""
+    if not _IDENTITY:
+        import hashlib
+
+        from gov.core import __version__
+
+        where = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        digest = hashlib.sha256(f"{sys.prefix}\0{where}".encode("utf-8", "surrogatepass"))
+        _IDENTITY.update(installation=digest.hexdigest()[:12], version=__version__)
+    return dict(_IDENTITY)
+
+
+def _stem(who: dict[str, str] | None = None) -> str:
+    who = who or identity()
+    version = "".join(c if c.isalnum() or c in ".-" else "_" for c in who["version"])
+    return f"serve-{who['installation']}-{version}"
+
+
+def socket_name() -> str:
+    """The socket's file name in the runtime folder: one per installation and version."""
+    return _stem() + ".sock"
+
+
 def socket_path() -> Path:
-    return runtime_dir() / SOCKET_NAME
+    return runtime_dir() / socket_name()
+
+
+def runtime_file(name: str) -> Path:
+    """This installation's ``serve-….NAME`` file in the runtime folder (lock, marker)."""
+    return runtime_dir() / f"{_stem()}.{name}"
+
+
+def open_private(path: Path, flags: int = os.O_RDWR) -> int:
+    """Open (creating, 0600) a file in the runtime folder without following a link."""
+    return os.open(path, flags | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                   | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+
+def is_socket(path: Path) -> bool:
+    """Whether ``path`` itself (not what a link points at) is a socket."""
+    try:
+        return stat.S_ISSOCK(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -100,34 +157,63 @@ def read_message(sock: socket.socket) -> dict[str, Any]:
     return value
 
 
-def request(message: dict[str, Any], timeout: float = 2.0, path: Path | None = None) -> dict[str, Any] | None:
-    """Ask the warm server; None when it is absent, slow, or answers garbage."""
+def send(message: dict[str, Any], timeout: float, path: Path) -> dict[str, Any] | None:
+    """One request to whatever listens at ``path``; its answer, or None (absent, slow,
+    garbage). Whose answer it is is not checked here: see :func:`request`."""
     try:
-        target = path or socket_path()
-        if not target.exists():
+        if not is_socket(path):
             return None
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            sock.connect(str(target))
+            sock.connect(str(path))
             sock.sendall(encode(message))
             sock.shutdown(socket.SHUT_WR)
-            answer = read_message(sock)
+            return read_message(sock)
     except (OSError, ValueError, GovError):
         return None
-    if answer.get("ok") is not True:
+
+
+def request(message: dict[str, Any], timeout: float = 2.0, path: Path | None = None) -> dict[str, Any] | None:
+    """Ask this installation's warm server; None when it is absent, slow, answers garbage,
+    or answers as another installation or version."""
+    try:
+        target = path or socket_path()
+    except (OSError, GovError):
+        return None
+    answer = send(message, timeout, target)
+    if answer is None or answer.get("ok") is not True:
+        return None
+    who = identity()
+    if answer.get("installation") != who["installation"] or answer.get("version") != who["version"]:
         return None
     return answer
+
+
+def retire_stale(folder: Path) -> int:
+    """Tell servers of this installation with another version (the gov before an upgrade)
+    to exit; return how many were told."""
+    who = identity()
+    mine = socket_name()
+    told = 0
+    for path in folder.glob(f"serve-{who['installation']}-*.sock"):
+        if path.name != mine and send({"op": "stop"}, 1.0, path) is not None:
+            told += 1
+    return told
 
 
 def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
     """Start ``gov serve`` detached, unless one was started moments ago; never raises."""
     try:
         folder = runtime_dir()
-        marker = folder / "serve.spawned"
+        marker = runtime_file("spawned")
         with contextlib.suppress(FileNotFoundError):
-            if time.time() - marker.stat().st_mtime < 15:
+            if time.time() - marker.lstat().st_mtime < 15:
                 return False
-        marker.touch()
+        descriptor = open_private(marker, os.O_WRONLY)
+        try:
+            os.utime(descriptor)
+        finally:
+            os.close(descriptor)
         import subprocess
 
         # -P keeps the working folder off sys.path and cwd is our own 0700 folder: the hook

@@ -3,7 +3,11 @@
 It answers one JSON request per connection on a Unix socket in the per-user runtime
 folder (0700; the socket 0600). It serves any number of indexes, reloads one whose file
 changed (the new index is loaded whole before it replaces the old, so no request sees a
-half-loaded index), survives bad requests, and exits after an idle timeout.
+half-loaded index), forgets one whose file is gone, survives bad requests (a request's
+failure is that request's alone), and exits after an idle timeout. There is one per
+installation and version (:func:`~gov.core.serving.protocol.identity`): every answer
+carries both, and a new server tells the one of its installation's previous version to
+exit.
 """
 
 from __future__ import annotations
@@ -24,11 +28,18 @@ from gov.core.serving.protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
     encode,
+    identity,
+    open_private,
     read_message,
     request,
+    retire_stale,
     runtime_dir,
+    runtime_file,
     socket_path,
 )
+
+# Connections waiting to be accepted: every hook of a busy machine at once, not five.
+BACKLOG = 128
 
 
 class ServerState:
@@ -71,6 +82,14 @@ class ServerState:
             self.indexes[key] = (signature, loaded)
             return loaded
 
+    def forget_missing(self) -> None:
+        """Drop indexes whose file is gone (a test's or a build's temporary index), so a
+        long-lived server does not keep them mapped."""
+        for key in list(self.indexes):
+            if not os.path.exists(key[0]) or (key[1] is not None and not os.path.exists(key[1])):
+                with self.load_lock:
+                    self.indexes.pop(key, None)
+
     def handle(self, message: dict[str, Any]) -> dict[str, Any]:
         op = message.get("op")
         if op == "ping":
@@ -112,6 +131,7 @@ class _Handler(socketserver.BaseRequestHandler):
                     reply = {"ok": False, "error": str(exc)}
                 except Exception as exc:  # a bad request must never take the server down
                     reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        reply.update(identity())  # whose answer this is: a client takes only its own
         try:
             blob = encode(reply)
         except ValueError as exc:
@@ -123,6 +143,7 @@ class _Handler(socketserver.BaseRequestHandler):
 
 class GovServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = BACKLOG
 
     def __init__(self, path: Path, state: ServerState) -> None:
         self.state = state
@@ -133,7 +154,11 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
           ready: Any = None) -> int:
     """Run the server until stopped or idle; return 0, or 1 when one is already running."""
     folder = runtime_dir()
-    lock_file = open(folder / "serve.lock", "a+")  # noqa: SIM115 - held for the server's life
+    try:
+        lock_file = os.fdopen(open_private(runtime_file("lock")), "r+")  # held for its life
+    except OSError as exc:  # a link planted in the folder is never followed
+        raise RuntimeDirError(f"{runtime_file('lock')}: cannot open the server's lock file "
+                              f"({exc.strerror or exc}); remove it") from None
     try:
         fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -149,6 +174,7 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
     finally:
         os.umask(old_umask)
     os.chmod(path, 0o600)
+    retire_stale(folder)
     from gov.core.encode.bundle import DEFAULT_MODEL_ID
     from gov.core.encode.embedding import get_encoder
 
@@ -164,6 +190,7 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
             if time.monotonic() - state.last_request > idle_seconds:
                 server.shutdown()
                 return
+            state.forget_missing()
 
     threading.Thread(target=watchdog, daemon=True).start()
     if ready is not None:
@@ -189,7 +216,7 @@ def stop() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -P -m gov.core.serving.server [--idle-timeout SECONDS]``: what the hook
-    starts on demand (never through ``gov.cli``, so the library never spawns the CLI)."""
+    starts on demand (never through the command-line package: the library never spawns it)."""
     import argparse
     import sys
 

@@ -20,107 +20,17 @@ from typing import Any
 import orjson
 
 from gov.core.telemetry.events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name, rfc3339
-
-# Latency bins: bin 0 holds [0, LOW_MS]; bin i >= 1 holds [LOW_MS*R^(i-1), LOW_MS*R^i).
-# A percentile is reported as its bin's geometric middle, so its relative error is at
-# most sqrt(R) - 1 (just under 1%); the top bin also holds everything above HIGH_MS, and
-# the minimum and maximum are kept exactly.
-LOW_MS = 1e-3
-HIGH_MS = 1e7
-RATIO = 1.02
-BINS = math.ceil(math.log(HIGH_MS / LOW_MS) / math.log(RATIO)) + 1
-MAX_RELATIVE_ERROR = math.sqrt(RATIO) - 1
-
-# Coarse buckets (ms) for the latency picture.
-PICTURE_EDGES = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0,
-                 5000.0, 10000.0, math.inf)
+from gov.core.telemetry.latency import (
+    INV_LOG_R,
+    INV_LOW,
+    LOW_MS,
+    MAX_RELATIVE_ERROR,
+    TOP_BIN,
+    LatencyHistogram,
+)
 
 MAX_NAMES = 65536  # distinct document names tracked; a hostile log cannot grow memory past it
 MAX_IDS = 256  # distinct index fingerprints and operating points tracked
-
-_INV_LOW = 1.0 / LOW_MS
-_INV_LOG_R = 1.0 / math.log(RATIO)
-_TOP = BINS - 1
-
-
-class LatencyHistogram:
-    """Counts of latencies in fixed log-spaced bins, plus the exact minimum and maximum."""
-
-    __slots__ = ("counts", "high", "low", "n")
-
-    def __init__(self) -> None:
-        self.counts = [0] * BINS
-        self.n = 0
-        self.low = math.inf
-        self.high = -math.inf
-
-    @staticmethod
-    def bin_of(ms: float) -> int:
-        if ms <= LOW_MS:
-            return 0
-        return min(int(math.log(ms * _INV_LOW) * _INV_LOG_R) + 1, _TOP)
-
-    @staticmethod
-    def middle(i: int) -> float:
-        """The value that stands for bin ``i``: its geometric middle."""
-        if i == 0:
-            return LOW_MS / 2
-        return LOW_MS * RATIO ** (i - 1) * math.sqrt(RATIO)
-
-    def add(self, ms: float) -> None:
-        self.counts[self.bin_of(ms)] += 1
-        self.n += 1
-        self.low = min(self.low, ms)
-        self.high = max(self.high, ms)
-
-    def quantile(self, q: float) -> float | None:
-        """The nearest-rank ``q`` quantile, within :data:`MAX_RELATIVE_ERROR`; None if empty."""
-        if not self.n:
-            return None
-        rank = max(1, math.ceil(q * self.n))
-        if rank >= self.n:
-            return self.high  # the extremes are kept exactly
-        if rank == 1:
-            return self.low
-        seen = 0
-        for i, count in enumerate(self.counts):
-            seen += count
-            if seen >= rank:
-                return min(max(self.middle(i), self.low), self.high)
-        return self.high  # pragma: no cover - the counts always add up to n
-
-    def buckets(self, edges: tuple[float, ...] = PICTURE_EDGES) -> list[dict[str, Any]]:
-        """Counts regrouped into coarse ``edges`` (each bin goes where its middle falls)."""
-        totals = [0] * (len(edges) - 1)
-        for i, count in enumerate(self.counts):
-            if count:
-                middle = self.middle(i)
-                for j in range(len(totals)):
-                    if middle < edges[j + 1]:
-                        totals[j] += count
-                        break
-        used = [j for j, count in enumerate(totals) if count]
-        if not used:
-            return []
-        return [
-            {"from_ms": edges[j], "to_ms": None if math.isinf(edges[j + 1]) else edges[j + 1],
-             "count": totals[j]}
-            for j in range(used[0], used[-1] + 1)
-        ]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "count": self.n,
-            "p50": _round(self.quantile(0.50)),
-            "p90": _round(self.quantile(0.90)),
-            "p99": _round(self.quantile(0.99)),
-            "max": _round(self.high) if self.n else None,
-        }
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
-
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -217,7 +127,7 @@ def summarize(
     """
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
-    log, low, inv_low, inv_log_r, top_bin = math.log, LOW_MS, _INV_LOW, _INV_LOG_R, _TOP
+    log, low, inv_low, inv_log_r, top_bin = math.log, LOW_MS, INV_LOW, INV_LOG_R, TOP_BIN
     delivered, warm = LatencyHistogram(), LatencyHistogram()
     d_counts, w_counts = delivered.counts, warm.counts
     d_low = w_low = math.inf

@@ -91,7 +91,7 @@ def test_confidence_threshold_abstains_where_floors_cannot() -> None:
     assert result.winner.metrics["top1"] == 1.0
     # The selection the route path runs agrees with the grid's figures.
     for row in range(len(expected)):
-        chosen, _ = select(scores.lexical[row], semantic[row], point)
+        chosen, _, *_ = select(scores.lexical[row], semantic[row], point)
         assert bool(chosen) == bool(expected[row])
 
 
@@ -130,7 +130,7 @@ def test_a_classifier_floor_on_the_second_route_finds_two_document_prompts() -> 
     assert point.top_k == 2 and point.second_learned_floor > 0.0
     assert best.metrics["f1"] == pytest.approx(1.0)
     for row, names in enumerate(expected):
-        chosen, _ = select(scores.lexical[row], semantic[row], point, learned[row])
+        chosen, _, *_ = select(scores.lexical[row], semantic[row], point, learned[row])
         assert sorted(NAMES[c.doc] for c in chosen) == sorted(names)
     shown = [outcome.row() for outcome in cal.calibrate(NAMES, data, scores, confidence=False).rows]
     assert all("second_learned_floor" in row for row in shown)
@@ -145,13 +145,13 @@ def test_calibration_weighs_the_body_when_it_separates() -> None:
     body = np.array([[0.8, 0.1, 0.0], [0.1, 0.8, 0.0], [0.8, 0.1, 0.0], [0.1, 0.8, 0.0],
                      [0.1, 0.1, 0.0], [0.1, 0.1, 0.0]] * 3)
     data = Labelled([f"p{i}" for i in range(len(expected))], [frozenset(e) for e in expected],
-                        [None] * len(expected))
+                    [None] * len(expected))
     without = cal.calibrate(names, data, Scores(np.zeros_like(semantic), semantic), confidence=False)
     scores = Scores(np.zeros_like(semantic), semantic, None, {}, body,
-                        np.array([True, True, False]))
-    assert scores.body_weights()[0] == 0.0 and len(scores.body_weights()) > 1
+                    np.array([True, True, False]), np.array([1, 1, 1]))
+    assert scores.body_choices()[0] == 0.0 and len(scores.body_choices()) > 1
     result = cal.calibrate(names, data, scores, confidence=False)
-    assert result.winner is not None and result.winner.point.body_weight > 0
+    assert result.winner is not None and result.winner.point.body_surfaces > 0
     assert result.winner.metrics["f1"] == pytest.approx(1.0)
     assert without.winner is None or (without.winner.metrics["f1"] or 0) < 1.0
-    assert {row.point.body_weight for row in result.rows} == set(scores.body_weights())
+    assert {row.point.body_surfaces for row in result.rows} == set(scores.body_choices())

@@ -145,3 +145,53 @@ def test_timestamp_recent_as_ovi(stamp: str, recent: bool) -> None:
 )
 def test_timestamp_current_in_extended(stamp: str, current: bool) -> None:
     assert ("timestamp_current" not in failures("extended", timestamp=stamp)) is current
+
+
+# --- the fast forms of two rules say exactly what the plain forms say ---------------------
+
+_FAILURE_TEXT = st.text(alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ'’\t-_.KſıİéŁ1")), max_size=40)
+_FAILURE_PIECES = st.sampled_from(["error", "fail", "crash", "exception", "timeout", "refused", "denied",
+                                   "broken", "unable", "cannot", "could not", "couldnt", "couldn't", "did  not",
+                                   "didnt", "didn't", "missing", "invalid", "corrupt", "unreachable", "rejected",
+                                   "failed", "errors", "COULDN'T", "unreach", "re", "un", "c", "d"])  # fmt: skip
+
+
+@given(st.lists(st.one_of(_FAILURE_TEXT, _FAILURE_PIECES), max_size=6).map(" ".join))
+def test_grouped_failure_words_match_the_plain_list(text: str) -> None:
+    from gov.core.cards import checks
+
+    plain_failure = re.compile(r"\b(?:" + "|".join(checks._FAILURE_WORDS) + r")\b", re.IGNORECASE)
+    plain_proposal = re.compile(r"\b(?:" + "|".join(checks._PROPOSAL_WORDS) + r")\b", re.IGNORECASE)
+    assert (checks._FAILURE.search(text) is None) == (plain_failure.search(text) is None)
+    assert (checks._PROPOSAL.search(text) is None) == (plain_proposal.search(text) is None)
+
+
+@given(st.builds(
+    "{:04d}-{:02d}-{:02d}{}{:02d}:{:02d}:{:02d}{}{}".format,
+    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.sampled_from(["T", "t", " "]),
+    st.integers(0, 25), st.integers(0, 61), st.integers(0, 61), st.sampled_from(["", ".5", ".123456789"]),
+    st.sampled_from(["Z", "z", "+00:00", "-23:59", "+24:00", "+05:60", ""]),
+))  # fmt: skip
+def test_the_fast_timestamp_rule_matches_the_calendar(text: str) -> None:
+    from gov.core.cards.timestamps import _on_the_calendar, is_rfc3339
+
+    assert is_rfc3339(text) == _on_the_calendar(text)
+
+
+_ALIGN_TEXT = st.text(alphabet=st.sampled_from([*"abcdeilmnorstuvwxyz ABCDEIKLMNOS.,-'\n1é", "İ", "K", "ß", "ſ"]),
+                      min_size=0, max_size=30)  # fmt: skip
+_ALIGN_WORDS = st.sampled_from(["index", "rebuild", "search", "docs", "that", "with", "site", "INDEX", "Rebuilt",
+                                "naïve", "search-index", "docs.site", "İndex"])  # fmt: skip
+_ALIGN_LINE = st.lists(st.one_of(_ALIGN_TEXT, _ALIGN_WORDS), min_size=1, max_size=5).map(" ".join)
+
+
+@given(_ALIGN_LINE, _ALIGN_LINE, st.lists(_ALIGN_LINE, max_size=3))
+def test_the_fast_alignment_check_matches_its_plain_definition(objective: str, outcome: str, facts: list[str]) -> None:
+    from gov.core.cards import checks
+
+    wanted = checks.significant_words(objective)
+    plain = len(wanted) < 2 or bool(wanted & checks.significant_words(outcome)) or any(
+        wanted & checks.significant_words(fact) for fact in facts
+    )
+    card = {"objective": objective, "outcome": outcome, "key_facts": facts}
+    assert checks._objective_outcome_alignment(card, NOW) == plain

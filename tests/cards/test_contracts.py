@@ -10,7 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gov.core.cards.checks import CHECKS
-from gov.core.cards.contracts import ContractError, builtin_contract, load_contract
+from gov.core.cards.contracts import CHECK_NAMES, ContractError, builtin_contract, load_contract
+from gov.core.cards.repo_checks import REPO_CHECKS
 from gov.core.cards.schema import contract_schema
 from gov.core.cards.validate import parse_card
 from gov.core.cards.verify import verify
@@ -35,12 +36,14 @@ def test_builtin_contracts_match_the_contract_schema(name: str) -> None:
     path = Path(__file__).resolve().parents[2] / "core" / "cards" / f"{name}.contract.json"
     data = json.loads(path.read_text())
     assert list(Draft202012Validator(contract_schema()).iter_errors(data)) == []
-    assert set(data["checks"]) == {check.name for check in CHECKS}
+    assert set(data["checks"]) == set(CHECK_NAMES) == {check.name for check in (*CHECKS, *REPO_CHECKS)}
 
 
 def test_default_contract_is_ovis() -> None:
+    """Without a repository (ovi-cards has none) the default contract runs ovi's checks alone."""
     default = builtin_contract("default")
-    active = {k: v for k, v in default.severities.items() if v != "OFF"}
+    repo_checks = {check.name for check in REPO_CHECKS}
+    active = {k: v for k, v in default.severities.items() if v != "OFF" and k not in repo_checks}
     assert active == OVI_SEVERITIES
     assert (default.hard_penalty, default.soft_penalty, default.min_adjusted_confidence) == (
         0.25, 0.1, 0.0
@@ -115,3 +118,52 @@ def test_unreadable_contracts(tmp_path: Path) -> None:
     bad.write_text("{oops")
     with pytest.raises(ContractError, match="not valid JSON"):
         load_contract(str(bad))
+
+
+# --- built-in names win over files in the current folder --------------------------------
+
+VAGUE = base_card(outcome="Done.", key_facts=[], actions_taken=[])
+
+
+def test_a_folder_named_like_a_builtin_does_not_shadow_it(tmp_path: Path) -> None:
+    from tests.conftest import run_gov
+
+    (tmp_path / "default").mkdir()
+    (tmp_path / "extended").mkdir()
+    (tmp_path / "card.json").write_text(json.dumps(base_card()))
+    for args, name in (([], "default"), (["-c", "default"], "default"), (["-c", "extended"], "extended")):
+        out = run_gov("card", "verify", "card.json", "--now", "2025-06-01T12:00:00Z", *args,
+                      cwd=tmp_path)  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        assert f"(contract {name}, built in)" in out.stderr.decode()
+
+
+def test_a_file_named_like_a_builtin_is_used_only_when_named_as_a_path(tmp_path: Path) -> None:
+    from tests.conftest import run_gov
+
+    from .conftest import jsonl
+
+    (tmp_path / "default").write_text(json.dumps({"id": "evil"}))
+    (tmp_path / "card.json").write_text(json.dumps(VAGUE))
+    now = ["--now", "2025-06-01T12:00:00Z"]
+    builtin = run_gov("card", "verify", "card.json", *now, cwd=tmp_path)
+    [result] = jsonl(builtin.stdout)
+    assert builtin.returncode == 1 and result["contract_id"] == "result-default"
+    assert "outcome_not_empty" in result["hard_failures"]
+    assert "(contract default, built in)" in builtin.stderr.decode()
+    named = run_gov("card", "verify", "card.json", *now, "-c", "./default", cwd=tmp_path)
+    [result] = jsonl(named.stdout)
+    assert named.returncode == 0 and result["contract_id"] == "result-evil"
+    assert "(contract evil, from ./default)" in named.stderr.decode()
+
+
+def test_load_contract_prefers_builtins_and_reads_clear_paths(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "default").write_text(json.dumps({"id": "evil"}))
+    (tmp_path / "extended.json").write_text(json.dumps({"id": "mine", "extends": "extended"}))
+    assert load_contract("default").id == "default"
+    assert load_contract("default").source == "built in"
+    assert load_contract("./default").id == "evil"
+    assert load_contract("./default").source == "./default"
+    assert load_contract("extended.json").id == "mine"
+    assert load_contract("extended").id == "extended"

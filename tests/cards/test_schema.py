@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gov.core.cards.plain import is_card
 from gov.core.cards.schema import card_validator, schema_accepts
 from gov.core.cards.validate import check_card
 
@@ -65,6 +66,7 @@ versions = st.one_of(
 )
 numbers = st.one_of(
     st.floats(-0.5, 1.5, allow_nan=False),
+    st.sampled_from([float("nan"), float("inf"), -float("inf"), -0.0]),
     st.sampled_from([0, 1, 2, -1, 0.0, -0.0, 1.0, True, False]),
     st.integers(-2, 2), st.text(max_size=3),
 )  # fmt: skip
@@ -138,11 +140,13 @@ def cards(draw: st.DrawFn) -> Any:
 
 
 @pytest.mark.slow
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cards())
 def test_schema_and_models_agree(card: Any) -> None:
     model, problems = check_card(card)
     assert (model is not None) == schema_accepts(card), (card, problems)
+    # The plain rules that gov card verify decides with give the same answer too.
+    assert is_card(card) == (model is not None), (card, problems)
     # A rejection is always explained by the schema itself, never by the fallback.
     if model is None:
         assert problems
@@ -156,3 +160,13 @@ def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
 
     Draft202012Validator.check_schema(card_schema())
     Draft202012Validator.check_schema(contract_schema())
+
+
+def test_nan_and_infinite_confidence_are_refused_by_schema_and_models_alike() -> None:
+    from gov.core.cards.schema import Problem
+
+    for value in (float("nan"), float("inf"), -float("inf")):
+        card = base_card(confidence=value)
+        model, problems = check_card(card)
+        assert model is None and not schema_accepts(card)
+        assert problems == [Problem("confidence", "type", "must be a number")]

@@ -37,8 +37,9 @@ def test_calibrate_writes_a_point_with_provenance(calibrated: tuple[Path, dict[s
     assert provenance["labelled"] == {"prompts": 134, "negatives": 30}
     assert provenance["metrics"]["false_alarm_rate"] == 0.0
     rows = output["rows"]
-    # Three poolings x two fusions x 6 x 6 floors.
-    assert isinstance(rows, list) and len(rows) == 216
+    # The label-free point moved (one row), then three poolings x four body weights x two
+    # fusions x 6 x 6 floors.
+    assert isinstance(rows, list) and len(rows) == 1 + 864
     assert {row["semantic_pool"] for row in rows} == {"max", "mean", "max_mean"}
     assert sum(1 for row in rows if row["winner"]) == 1
 
@@ -63,7 +64,7 @@ def test_calibrate_prints_every_row_and_the_rule(example_index: Path) -> None:
     out = result.stdout.decode()
     assert "rule: (1) zero false alarms on the negatives is a hard gate" in out
     assert out.count("★") >= 1
-    assert out.count("rrf k=60") == 108 and out.count("weighted") >= 108
+    assert out.count("rrf k=60") == 432 and out.count("weighted") >= 432
     assert b"pass --out FILE" in result.stderr
 
 

@@ -16,7 +16,7 @@ from gov.core.cards.validate import check_card
 from tests.cards.conftest import EXAMPLES, NOW, REPO, base_card, jsonl
 from tests.conftest import gov_command, gov_env, invoke_gov, run_gov
 
-COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget"]
+COMMANDS = ["new", "validate", "verify", "schema", "contract", "budget", "export", "import"]
 
 
 def test_every_command_has_a_worked_example() -> None:
@@ -41,7 +41,8 @@ try:
     main()
 except SystemExit:
     pass
-heavy = sorted(m for m in ("numpy", "sklearn", "fastembed", "jsonschema") if m in sys.modules)
+heavy = sorted(m for m in ("numpy", "sklearn", "fastembed", "jsonschema", "typer", "pydantic")
+               if m in sys.modules)
 sys.stderr.write("LOADED=" + ",".join(heavy) + "\\n")
 """
 
@@ -67,6 +68,9 @@ def test_cards_never_load_the_numeric_stack(args: list[str]) -> None:
     if args[0] == "card" and "--help" not in args:
         # Valid cards never need jsonschema either: it only explains rejections.
         assert "jsonschema" not in heavy
+    if args[:2] == ["card", "verify"]:
+        # The plain verify runs on the lean path: neither typer nor pydantic.
+        assert not heavy & {"typer", "pydantic"}, heavy
 
 
 # --- gov card new ---------------------------------------------------------------------
@@ -171,7 +175,42 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json"]
 
 
+def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "card.json"
+    out = run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(missing))
+    assert out.returncode == 2 and out.stdout == b""
+    err = out.stderr.decode()
+    assert err.count("\n") == 1 and str(missing.parent) in err and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+    target = tmp_path / "card.json"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    target.chmod(0o600)  # a replaced file keeps the permissions it had
+    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
 # --- gov card validate / verify --------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["-f", "jsonl"], ["--format=text", "--color", "always"], ["-f", "github", "--strict"],
+    ["-f", "json", "-c", "extended", "-q"], ["--now", "noon"], ["--base", "HEAD"],
+    ["-c", "missing.json"], ["-f", "text", "--repo", "."],
+])  # fmt: skip
+@pytest.mark.slow
+def test_the_lean_verify_path_matches_the_typer_command(args: list[str]) -> None:
+    paths = [str(EXAMPLES / "good"), str(EXAMPLES / "bad" / "invalid-mixed.jsonl"), str(EXAMPLES / "nothing-*.json")]
+    now = [] if "--now" in args else ["--now", NOW]
+    lean = run_gov("card", "verify", *paths, *now, *args, cwd=REPO)
+    typer_only = "import sys; from gov.cli.main import run; run(sys.argv[1:])"  # never the lean path
+    full = subprocess.run([sys.executable, "-c", typer_only, "card", "verify", *paths, *now, *args],
+                          capture_output=True, cwd=REPO, env={**os.environ, "NO_COLOR": "1"},
+                          timeout=60, check=False)  # fmt: skip
+    assert (lean.returncode, lean.stdout, lean.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert "Traceback" not in lean.stderr.decode()
 
 
 def test_verify_good_examples_pass_even_strictly() -> None:
@@ -290,7 +329,7 @@ def test_reads_stdin() -> None:
         (["card", "verify", "nothing-here-*.json"], "no file matches this pattern"),
         (["card", "verify", str(EXAMPLES / "good"), "--now", "noon"], "--now: 'noon' is not"),
         (["card", "verify", str(EXAMPLES / "good"), "-c", "nope.json"], "nope.json: cannot read"),
-        (["card", "verify", str(EXAMPLES / "good"), "-f", "xml"], "Invalid value"),
+        (["card", "verify", str(EXAMPLES / "good"), "-f", "xml"], "--format 'xml': use"),
         (["card", "validate", "no-such.json"], "no-such.json: no such file"),
     ],
 )
@@ -364,6 +403,25 @@ def test_budget_counts_bytes_and_says_why_no_tokens(tmp_path: Path) -> None:
     assert (ctx["agents"], ctx["steps"]) == (5, 20)
     assert ctx["cards"] == round(sum(cards) / 5 * 100)
     assert 0 < ctx["savings"] < 1 and sizes["per_card_reduction"]["pairs"] == 5
+
+
+def test_budget_counts_only_valid_cards_and_names_the_rest(tmp_path: Path) -> None:
+    good = [json.dumps(base_card(task_id=f"t-{n}"), separators=(",", ":")) for n in range(2)]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join([good[0], '{"a": 1}', good[1], json.dumps(base_card(outcome="")), "[]"]) + "\n")
+    out = invoke_gov("card", "budget", str(path), "--bytes-only", "-f", "json")
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["bytes"]["cards"]["count"] == 2
+    assert report["bytes"]["cards"]["total"] == sum(len(line) for line in good)
+    err = out.stderr.decode()
+    for line in (2, 4, 5):
+        assert f"{path}:{line}: not a valid card" in err
+    assert "3 records are not valid cards" in err
+    nothing = tmp_path / "nothing.json"
+    nothing.write_text('{"a": 1}')
+    none = invoke_gov("card", "budget", str(nothing), "--bytes-only")
+    assert none.returncode == 2 and "no valid cards to measure" in none.stderr.decode()
 
 
 @pytest.mark.slow

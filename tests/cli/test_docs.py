@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from gov.cli import docgen
-from gov.cli.completion import script
+from docs import generate as docgen
+from gov.cli.commands.completion import script
 from tests.conftest import REPO, gov_on_path, invoke_gov, run_gov
 
 TREE = docgen.command_tree()
@@ -67,12 +67,12 @@ def gov_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_generated_files_are_current() -> None:
-    """Fails when help text changed without regenerating: run python -m gov.cli.docgen --write."""
-    result = subprocess.run([sys.executable, "-m", "gov.cli.docgen", "--check"], cwd=REPO,
+    """Fails when help text changed without regenerating: run python docs/generate.py --write."""
+    result = subprocess.run([sys.executable, str(REPO / "docs" / "generate.py"), "--check"], cwd=REPO,
                             capture_output=True, text=True, timeout=120, check=False,
                             env={**os.environ, "COLUMNS": "37"})
     assert result.returncode == 0, (
-        f"{result.stdout}{result.stderr}\nregenerate with: python -m gov.cli.docgen --write")
+        f"{result.stdout}{result.stderr}\nregenerate with: python docs/generate.py --write")
 
 
 def test_generation_is_deterministic(tmp_path: Path) -> None:
@@ -95,12 +95,12 @@ def test_check_names_stale_and_obsolete_files(tmp_path: Path) -> None:
     assert docgen.main(["--check", "--root", str(tmp_path)]) == 0
     (tmp_path / "man" / "gov-route.1").write_text("old\n")
     (tmp_path / "man" / "gov-gone.1").write_text("a command that no longer exists\n")
-    result = subprocess.run([sys.executable, "-m", "gov.cli.docgen", "--check", "--root",
+    result = subprocess.run([sys.executable, str(REPO / "docs" / "generate.py"), "--check", "--root",
                              str(tmp_path)], capture_output=True, text=True, timeout=120,
                             check=False)
     assert result.returncode == 1
     assert result.stdout.splitlines() == ["stale: man/gov-gone.1", "stale: man/gov-route.1"]
-    assert "python -m gov.cli.docgen --write" in result.stderr
+    assert "python docs/generate.py --write" in result.stderr
     assert docgen.main(["--write", "--root", str(tmp_path)]) == 0
     assert not (tmp_path / "man" / "gov-gone.1").exists()
 
@@ -128,6 +128,21 @@ def test_committed_completions_match_the_cli() -> None:
 
 
 # --- help text ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
+def test_help_prints_examples_verbatim_and_names_placeholders(doc: docgen.CommandDoc) -> None:
+    """Pasted examples must work: no line of one is rewrapped, even on a narrow terminal, and
+    values are named by their metavar (TEXT, PATH, N), never by a Python type."""
+    result = run_gov(*doc.words[1:], "--help", env={"COLUMNS": "60"})
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    printed = [line.strip() for line in text.splitlines()]
+    for block in (b for b in doc.examples if b.code):
+        for line in block.lines:
+            assert line.strip() in printed, f"{doc.name}: example line rewrapped: {line.strip()!r}"
+    python_types = re.findall(r"<(?:list\[|str>|int|float|Path|bool|dict)[^>]*>", text)
+    assert not python_types, f"{doc.name}: Python types as placeholders: {python_types}"
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gov.core.corpus.reader import load_corpus
+from gov.core.index.bodies import PASSAGES_PER_DOCUMENT
 from gov.core.routing.indexes import load_index
 from tests.conftest import POLICIES, gov_command, gov_env, invoke_gov, run_gov
 from tests.corpus.conftest import POLICY, write
@@ -28,7 +29,13 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
     shown = run_gov("show", "on-call", "-i", str(target))
     assert shown.stdout.decode() == (POLICIES / "on-call.md").read_text()
     unknown = run_gov("show", "nope", "-i", str(target))
-    assert unknown.returncode == 1 and "deployment" in unknown.stderr.decode()
+    assert unknown.returncode == 1 and "no document named 'nope' among the index's 22" in (
+        unknown.stderr.decode())
+    typo = run_gov("show", "deploymnet", "-i", str(target))
+    assert typo.returncode == 1 and "did you mean deployment" in typo.stderr.decode()
+    assert "access-control" not in typo.stderr.decode()  # the nearest names, not all 22
+    retired = run_gov("show", "legacy-release-train", "-i", str(target))
+    assert retired.returncode == 1 and "is retired" in retired.stderr.decode()
 
 
 def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
@@ -49,7 +56,7 @@ def test_cli_index_ann_and_route_exact(tmp_path: Path, example_index: Path) -> N
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["search"] == "approximate (usearch)"
     text = invoke_gov("index", str(POLICIES), "-o", str(target), "--ann")
-    assert "search: approximate (usearch HNSW over 44 surfaces" in text.stdout.decode()
+    assert "search: approximate (usearch HNSW over 46 surfaces" in text.stdout.decode()
     prompt = "roll the new build out to production tonight"
     near = invoke_gov("route", prompt, "-i", str(target), "--format", "json")
     exact = invoke_gov("route", prompt, "-i", str(target), "--format", "json", "--exact")
@@ -64,14 +71,20 @@ def test_cli_index_ann_and_route_exact(tmp_path: Path, example_index: Path) -> N
 def test_cli_index_bodies(tmp_path: Path, example_index: Path) -> None:
     target = tmp_path / "idx"
     target.write_bytes(example_index.read_bytes())
-    built = invoke_gov("index", str(POLICIES), "-o", str(target), "--bodies", "--format", "json")
+    built = invoke_gov("index", str(POLICIES), "-o", str(target), "--format", "json")
     assert built.returncode == 0, built.stderr
     summary = json.loads(built.stdout)
-    assert summary["bodies"]["documents"] == 22 and summary["bodies"]["passages_embedded"] > 200
-    text = invoke_gov("index", str(POLICIES), "-o", str(target), "--bodies")
-    assert "bodies: 22 documents with a body; 0 passages embedded, 22" in text.stdout.decode()
-    words = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--bodies", "--lexical-only")
-    assert words.returncode != 0 and b"--bodies needs embeddings" in words.stderr
+    bodies = summary["bodies"]
+    assert bodies["documents"] == 22 and 22 < bodies["passages"] <= 22 * PASSAGES_PER_DOCUMENT
+    text = invoke_gov("index", str(POLICIES), "-o", str(target))
+    assert (f"bodies: 22 documents with a body; {bodies['passages']} passages (at most 8 per "
+            f"document), {bodies['passages']} from the embedding cache") in text.stdout.decode()
+    plain = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "plain"), "--no-bodies",
+                    "--format", "json")
+    assert plain.returncode == 0 and json.loads(plain.stdout)["bodies"] is None
+    words = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "lex"), "--lexical-only",
+                    "--format", "json")
+    assert words.returncode == 0 and json.loads(words.stdout)["bodies"] is None
 
 
 @pytest.mark.slow

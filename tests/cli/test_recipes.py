@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gov.cli import docgen
+from docs import generate as docgen
 from tests.conftest import EXAMPLES, REPO, gov_on_path, run_gov
 
 RECIPES = EXAMPLES / "recipes.sh"

@@ -36,7 +36,8 @@ class FakeEncoder:
 def cache_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GOV_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("GOV_EMBED_CACHE", "1")
-    monkeypatch.setattr(embed_cache, "CHUNK_TEXTS", 8)
+    monkeypatch.setattr(embed_cache, "STEP_TEXTS", 8)
+    monkeypatch.setattr(embed_cache, "SAVE_SECONDS", 0.0)  # save after every call
     return tmp_path
 
 
@@ -52,7 +53,7 @@ def test_an_interrupted_build_resumes(cache_env: Path, monkeypatch: pytest.Monke
     use(monkeypatch, first)
     with pytest.raises(KeyboardInterrupt):
         embed_missing(texts, "m", model_sha256="abc", dim=DIM)
-    assert len(first.embedded) == 16  # two chunks of 8 were saved before the interrupt
+    assert len(first.embedded) == 16  # two calls of 8 were saved before the interrupt
     second = FakeEncoder()
     use(monkeypatch, second)
     seen: list[tuple[int, int]] = []

@@ -1,4 +1,5 @@
-"""Coverage-guided fuzz targets (atheris) for the hook's stdin and the card validator.
+"""Coverage-guided fuzz targets (atheris): the hook's stdin, the card validator, and the
+hook over crafted indexes (``index``: any bytes as a mutation of a good index).
 
 Run one for a while, starting from the seed inputs (libFuzzer writes what it finds into
 the first folder given, so give it a scratch copy)::
@@ -19,7 +20,7 @@ from typing import Any
 
 def hook_target(data: bytes) -> None:
     """Any stdin and argv: the hook returns 0, prints nothing or one hook object."""
-    from gov.cli.hook import main
+    from gov.cli.commands.hook import main
 
     # Mostly a payload for a well-formed command line; a leading 0x01 byte fuzzes argv too.
     split = data.find(b"\x00") if data[:1] == b"\x01" else -1
@@ -60,7 +61,39 @@ def cards_target(data: bytes) -> None:
             raise AssertionError("confidence out of range")
 
 
-TARGETS = {"hook": hook_target, "cards": cards_target}
+_INDEX: dict[str, Any] = {}
+
+
+def index_target(data: bytes) -> None:
+    """Any bytes as a mutation of a good index (checksums recomputed): one hook turn over it
+    exits 0, prints nothing or one hook object, and at most one line on stderr. The index is
+    built once, with an approximate-search graph when usearch is installed."""
+    import tempfile
+    from pathlib import Path
+
+    from gov.core.index.fileformat import write_index_file
+    from tests.fuzz.index_mutations import hook_turn, load, mutate, well_behaved
+
+    if not _INDEX:
+        import importlib.util
+
+        from gov.core.corpus.reader import load_corpus
+        from gov.core.routing.indexes import build_index
+
+        folder = Path(tempfile.mkdtemp(prefix="gov-fuzz-index-"))
+        source = folder / "index"
+        build_index(load_corpus([Path(__file__).resolve().parents[2] / "examples" / "policies"],
+                                warn=lambda _m: None),
+                    ann=importlib.util.find_spec("usearch") is not None, ann_candidates=8
+                    ).write(source)
+        _INDEX.update(original=load(source), target=folder / "mutated")
+    write_index_file(_INDEX["target"], *mutate(*_INDEX["original"], data))
+    problem = well_behaved(*hook_turn(_INDEX["target"]))
+    if problem:
+        raise AssertionError(problem)
+
+
+TARGETS = {"hook": hook_target, "cards": cards_target, "index": index_target}
 
 
 def main() -> None:
@@ -70,13 +103,18 @@ def main() -> None:
     target = TARGETS[name]
     # Import first, then instrument every loaded function: an editable install's import
     # finder bypasses atheris's import hook, so instrument_imports() would miss gov.
-    import gov.cli.hook
+    import gov.cli.commands.hook
     import gov.core.cards.sources
     import gov.core.cards.validate
     import gov.core.cards.verify
     import gov.core.jsonl
     import gov.core.serving.hook_context
-    import gov.core.telemetry.events  # noqa: F401
+    import gov.core.telemetry.events
+    if name == "index":  # the index's readers, loaded now so that they are instrumented
+        import gov.core.index.ann_check
+        import gov.core.index.validate
+        import gov.core.routing.indexes  # noqa: F401
+        import tests.fuzz.index_mutations  # noqa: F401
 
     atheris.instrument_all()
     atheris.Setup([sys.argv[0], *sys.argv[2:]], target)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gov.cli.hook import main as hook_main
+from gov.cli.commands.hook import main as hook_main
 from gov.core.corpus.markdown import ParseProblem, parse_markdown
 from gov.core.corpus.reader import load_corpus
 from gov.core.errors import CorpusError

@@ -92,7 +92,7 @@ def test_graph_recall_at_2_against_exact_search() -> None:
     queries = centres[rng.integers(0, 200, 300)] + 0.6 * rng.normal(size=(300, 64))
     queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
     blob, info = build(vectors, candidates=2)
-    graph = NearestSurfaces(blob, info, "test")
+    graph = NearestSurfaces(blob, info, "test", vectors.shape)
     truth = np.argsort(-(queries @ vectors.T), axis=1)[:, :2]
     found = graph.search(queries)
     recall = np.mean([len(set(t) & set(f.tolist())) / 2 for t, f in zip(truth, found, strict=True)])

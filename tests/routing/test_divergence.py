@@ -50,7 +50,8 @@ def test_four_times_larger_or_smaller(size: int, expected: str) -> None:
 
 def test_low_or_far_separability() -> None:
     low = divergence_reasons(measured(20, 0.20), 20, 0.10, MODEL)
-    assert low == ["documents are hard to tell apart (separability 0.10 < 0.15)"]
+    assert low == ["documents are hard to tell apart (separability 0.10 < 0.15); gov lint names "
+                   "the near-duplicates"]
     far = divergence_reasons(measured(20, 0.60), 20, 0.30, MODEL)
     assert far == ["separability 0.30 is far from the calibration's 0.60"]
     assert divergence_reasons(measured(20, 0.60), 20, 0.36, MODEL) == []
@@ -86,7 +87,8 @@ def test_reasons_are_shown_at_build_and_route(diverging: tuple[Path, str]) -> No
     assert loaded.notices == ["corpus has 22 documents; the operating point was measured on 200"]
     routed = invoke_gov("route", "roll back the release", "-i", str(index), "--format", "text")
     assert routed.returncode == 0, routed.stderr
-    assert b"divergence: corpus has 22 documents" in routed.stdout
+    assert b"routing may be off for this corpus: corpus has 22 documents" in routed.stderr
+    assert b"corpus has 22" not in routed.stdout  # notices are not the answer
     result = load_index(index).route("roll back the release")
     assert result.notices == loaded.notices
 

@@ -30,32 +30,33 @@ def test_stale_index_is_detected_and_refreshed(tmp_path: Path, fake_encoder: Has
     refreshed, rebuilt_third = ensure_index([corpus_dir], target)
     assert rebuilt_third and "pairing" in refreshed.names
     old = time.time() - 100
-    os.utime(new, (old, old))
+    os.utime(new, (old, old))  # a new file time, the same content: a checkout, not an edit
+    assert not load_index(target).is_stale()
+    new.write_text(new.read_text().replace("mob reviews", "mob programming"))
     assert load_index(target).is_stale()
 
 
-def test_an_index_with_bodies_routes_with_the_default_measured_with_bodies(bodies_index: Path,
-                                                                          example_index: Path) -> None:
-    shipped = default_operating_point(bodies=True)
-    assert shipped.body_weight > 0 and shipped.provenance["corpus_id"] == "examples/policies"
-    with_bodies = load_index(bodies_index)
-    assert with_bodies.operating_point.id == shipped.id
-    assert load_index(example_index).operating_point.body_weight == 0.0
-    routed = with_bodies.route("rotate the stripe key that leaked", record=False)
-    assert routed.names == ["secrets-management"]
+def test_bodies_are_on_by_default_and_the_default_counts_each_as_a_surface(
+        example_index: Path, tmp_path: Path) -> None:
+    assert default_operating_point().body_surfaces == 1.0
+    assert load_index(example_index).scorer.body_vectors is not None
+    path = tmp_path / "plain"
+    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index,
+                bodies=False).write(path)
+    plain = load_index(path)
+    assert plain.scorer.body_vectors is None and plain.header.bodies is None
+    assert plain.route("roll back last night's release", record=False).names  # still routes
 
 
-def test_a_rebuild_for_a_changed_corpus_keeps_bodies(tmp_path: Path,
-                                                    fake_encoder: HashedWordsEncoder) -> None:
+def test_a_rebuild_for_a_changed_corpus_keeps_bodies(bodies_index: Path, tmp_path: Path) -> None:
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)
     target = tmp_path / "idx"
-    build_index(load_corpus([corpus], warn=lambda _m: None), bodies=True).write(target)
+    build_index(load_corpus([corpus], warn=lambda _m: None), previous=bodies_index).write(target)
     fresh, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
     assert not rebuilt and fresh.scorer.body_vectors is not None
     page = corpus / "deployment.md"
     page.write_text(page.read_text() + "\nEvery rollback is announced in the deploys channel.\n")
     again, rebuilt = ensure_index([corpus], target, warn=lambda _m: None)
     assert rebuilt and again.scorer.body_vectors is not None
-    assert again.header.bodies["reused"] == 21  # only the edited document is re-embedded
-    assert again.operating_point.body_weight > 0  # and it keeps the default measured with bodies
+    assert again.header.bodies["passages"] - again.header.bodies["passages_cached"] <= 1

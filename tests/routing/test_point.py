@@ -105,16 +105,18 @@ def test_the_shipped_default_says_where_it_was_measured() -> None:
     assert point.source == "default"
     assert point.model_id == MODEL
     provenance = point.provenance
-    for key in ("corpus_id", "corpus_size", "separability", "model_id", "date", "labelled",
-                "metrics"):
+    for key in ("chosen", "rule", "figures"):
         assert key in provenance, key
-    # Calibrated with the zero-false-alarm gate on the labelled examples.
-    assert provenance["metrics"]["false_alarm_rate"] == 0.0
-    assert provenance["labelled"]["negatives"] > 0
+    # Chosen to transfer: no labels of the corpus it routes, measured per corpus held out.
+    assert provenance["label_free"] is True and "leave-one-corpus-out" in provenance["chosen"]
+    assert point.gate == "background" and point.body_surfaces > 0
 
 
-def test_body_weight_must_be_between_0_and_1() -> None:
-    base = {"gov_operating_point": 1, "params": {"body_weight": 1.5}}
-    with pytest.raises(OperatingPointError, match=r"params\.body_weight must be a number from 0 to 1"):
+def test_body_surfaces_and_shares_are_checked() -> None:
+    base = {"gov_operating_point": 1, "params": {"body_surfaces": -1}}
+    with pytest.raises(OperatingPointError, match=r"params\.body_surfaces must not be negative"):
         from_json(base, "p.json")
-    assert from_json({**base, "params": {"body_weight": 0.5}}, "p.json").body_weight == 0.5
+    assert from_json({**base, "params": {"body_surfaces": 2}}, "p.json").body_surfaces == 2.0
+    with pytest.raises(OperatingPointError, match=r"params\.background_alpha must be a number "
+                                                  r"from 0 to 1"):
+        from_json({**base, "params": {"background_alpha": 1.5}}, "p.json")

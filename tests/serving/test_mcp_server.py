@@ -231,12 +231,12 @@ def test_get_policy_returns_the_whole_document(client: Client) -> None:
         assert out == {"name": name, "text": (POLICIES / f"{name}.md").read_text()}
 
 
-def test_get_policy_unknown_name_lists_the_valid_ones(client: Client) -> None:
+def test_get_policy_unknown_name_suggests_the_nearest(client: Client) -> None:
     text = error_text(client.call("get_policy", {"name": "deploymnet"}))
-    assert "deploymnet" in text
-    for name in NAMES:
-        assert name in text
-    assert "legacy-release-train" not in text  # retired: not in the index, so not valid
+    assert "deploymnet" in text and "did you mean deployment" in text
+    assert "access-control" not in text  # the nearest names, never the whole list
+    retired = error_text(client.call("get_policy", {"name": "legacy-release-train"}))
+    assert "is retired" in retired
 
 
 @pytest.mark.parametrize("name", [
@@ -250,7 +250,7 @@ def test_get_policy_unknown_name_lists_the_valid_ones(client: Client) -> None:
 ])
 def test_get_policy_path_is_an_error_not_a_read(client: Client, name: str) -> None:
     text = error_text(client.call("get_policy", {"name": name}))
-    assert "valid names" in text
+    assert "no document named" in text or "is retired" in text
     assert "root:" not in text
     assert "All production deploys go through" not in text
     assert "Rules" not in text
@@ -341,6 +341,93 @@ def test_verify_card_contract_is_a_builtin_name_never_a_path(client: Client) -> 
     result = client.call("verify_card", {"card": GOOD_CARD, "contract": "/etc/passwd"})
     text = error_text(result)
     assert "root:" not in text
+
+
+# --- wrong arguments get one line naming the field and rule; ovi-cards' names work ----------
+
+CARD_FIELDS = ("card_type", "task_id", "source_agent", "objective", "outcome")
+
+
+@pytest.mark.parametrize(("tool", "arguments", "message"), [
+    ("create_card", {"key_facts": "one fact"}, "key_facts: must be an array (type)"),
+    ("create_card", {"key_facts": ["a", "b", "c", "d"]}, "key_facts: must have at most 3 items, has 4 (maxItems)"),
+    ("create_card", {"card_type": "MEMO"}, "card_type: must be one of RESULT, ERROR, PLAN, PATCH, NOTE (enum)"),
+    ("create_card", {"task_id": None}, "task_id: required field is missing (required)"),
+    ("create_card", {"task_id": 42}, "task_id: must be a string (type)"),
+    ("create_card", {"confidence": "high"}, "confidence: must be a number (type)"),
+    ("create_card", {"confidence": 2}, "confidence: must be between 0 and 1 (maximum)"),
+    ("create_card", {"memory_suggestion": "keep"}, "memory_suggestion: must be an object (type)"),
+    ("create_card", {"store_memory": True}, "memory_target: required when store_memory is true (required)"),
+    ("create_card", {"memory_tags": ["Not Kebab"]}, "memory_tags[0]: must be lower-case kebab-case"),
+    ("create_card", {"store_memory": "maybe"}, "store_memory: must be true or false (type)"),
+    ("create_card", {"memory_suggestion": {"store": False, "tags": []}, "store_memory": False},
+     "memory_suggestion: give memory_suggestion or store_memory, memory_target and memory_tags, not both"),
+    ("validate_card", {}, "card: required argument is missing (required)"),
+    ("validate_card", {"card": GOOD_CARD, "card_json": GOOD_CARD}, "card: give card or card_json, not both"),
+    ("verify_card", {"card": GOOD_CARD, "contract": "/etc/passwd"}, "contract: must be one of default, extended (enum)"),
+    ("verify_card", {"card": GOOD_CARD, "strict": "yes"}, "strict: must be true or false (type)"),
+])  # fmt: skip
+def test_a_wrong_argument_is_one_line_naming_field_and_rule(
+    client: Client, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    if tool == "create_card":
+        arguments = {**{k: GOOD_CARD[k] for k in CARD_FIELDS}, **arguments}
+        arguments = {k: v for k, v in arguments.items() if v is not None}
+    text = error_text(client.call(tool, arguments))
+    assert message in text, text
+    assert "\n" not in text.strip()
+    assert "validation error" not in text and "pydantic" not in text and "input_value" not in text
+
+
+def test_ovi_cards_argument_names_work_unchanged(client: Client) -> None:
+    """An agent written for ovi-cards' MCP server sends card_json and the memory arguments."""
+    out = structured(client.call("validate_card", {"card_json": GOOD_CARD}))
+    assert out == {"valid": True, "errors": [], "card": GOOD_CARD}
+    out = structured(client.call("verify_card", {"card_json": GOOD_CARD}))
+    assert out["valid"] is True and out["verification"]["contract_id"] == "result-default"
+    arguments = {**{k: GOOD_CARD[k] for k in CARD_FIELDS}, "card_type": "result",
+                 "key_facts": ["one"], "actions_taken": ["two"], "confidence": 0.9,
+                 "store_memory": True, "memory_target": "KV", "memory_tags": ["ovi", "compat"]}
+    card = structured(client.call("create_card", arguments))["card"]
+    assert card["card_type"] == "RESULT" and card["confidence"] == 0.9
+    assert card["memory_suggestion"] == {"store": True, "target": "KV", "tags": ["ovi", "compat"]}
+    quiet = structured(client.call("create_card", {**arguments, "store_memory": False,
+                                                   "memory_target": None}))["card"]
+    assert quiet["memory_suggestion"] == {"store": False, "tags": ["ovi", "compat"]}
+
+
+def test_tool_input_schemas_name_the_required_arguments(client: Client) -> None:
+    listed = {tool.name: field(tool, "input_schema", "inputSchema")
+              for tool in client.run(client.session.list_tools).tools}
+    create = listed["create_card"]
+    assert set(create["required"]) == set(CARD_FIELDS)
+    assert {"store_memory", "memory_target", "memory_tags", "memory_suggestion"} <= set(create["properties"])
+    assert create["properties"]["key_facts"]["type"] == "array"
+    for name in ("validate_card", "verify_card"):
+        assert {"card", "card_json"} <= set(listed[name]["properties"])
+    assert listed["verify_card"]["properties"]["contract"]["enum"] == ["default", "extended"]
+
+
+def test_an_exported_card_is_what_create_card_answers(client: Client) -> None:
+    """gov card export --to mcp gives the tool result gov's server sends, under its outputSchema."""
+    from jsonschema import Draft202012Validator
+
+    from gov.core.cards.mcp_result import card_to_result
+
+    schemas = {tool.name: field(tool, "output_schema", "outputSchema")
+               for tool in client.run(client.session.list_tools).tools}
+    arguments = {k: GOOD_CARD[k] for k in (*CARD_FIELDS, "key_facts", "actions_taken", "artifacts",
+                                           "confidence", "timestamp")}
+    result = client.call("create_card", arguments)
+    served = structured(result)
+    exported = card_to_result(served["card"])
+    assert exported["structuredContent"] == served
+    assert list(Draft202012Validator(schemas["create_card"]).iter_errors(exported["structuredContent"])) == []
+    assert json.loads(exported["content"][0]["text"]) == json.loads(result.content[0].text)
+    assert exported["isError"] is False
+
+
+# --- telemetry ----------------------------------------------------------------------
 
 
 def test_one_telemetry_event_per_route_call(index_path: Path, tmp_path: Path) -> None:

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from gov.core.serving.protocol import request
+from gov.core.serving.protocol import request, socket_name
 from tests.conftest import gov_command, gov_env, run_gov
 
 
 def start_server(env: dict[str, str], idle: int = 120) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(gov_command("serve", "--idle-timeout", str(idle)), env=gov_env(env),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    sock = Path(env["GOV_RUNTIME_DIR"]) / "serve.sock"
+    sock = Path(env["GOV_RUNTIME_DIR"]) / socket_name()
     deadline = time.time() + 60
     while time.time() < deadline:
         if sock.exists() and request({"op": "ping"}, path=sock) is not None:
@@ -88,7 +88,7 @@ def test_eight_concurrent_hooks_get_correct_answers(server: subprocess.Popen[byt
     with ThreadPoolExecutor(max_workers=8) as pool:
         got = list(pool.map(lambda p: (p, context(hook(example_index, p, runtime))), jobs))
     assert all(answer == expected[prompt] for prompt, answer in got)
-    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock")
+    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
     assert info is not None and info["requests"] >= 16
 
 
@@ -110,7 +110,7 @@ def test_killed_server_falls_back_to_in_process(runtime: dict[str, str], example
     proc = start_server(runtime)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    assert (Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock").exists()  # stale socket left behind
+    assert (Path(runtime["GOV_RUNTIME_DIR"]) / socket_name()).exists()  # stale socket left behind
     result = hook(example_index, PROMPTS[0], {**runtime, "GOV_SERVE_TIMEOUT": "0.5"})
     assert "deployment" in context(result)
     run_gov("serve", "--stop", env=runtime)
@@ -120,7 +120,7 @@ def test_garbage_answers_fall_back(runtime: dict[str, str], example_index: Path)
     folder = Path(runtime["GOV_RUNTIME_DIR"])
     folder.mkdir(mode=0o700)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(folder / "serve.sock"))
+    listener.bind(str(folder / socket_name()))
     listener.listen(8)
     stop = threading.Event()
 
@@ -137,7 +137,7 @@ def test_garbage_answers_fall_back(runtime: dict[str, str], example_index: Path)
     thread = threading.Thread(target=garbage, daemon=True)
     thread.start()
     try:
-        (folder / "serve.spawned").touch()  # keep the hook from starting a real server here
+        (folder / socket_name().replace(".sock", ".spawned")).touch()  # keep the hook from starting a real server here
         result = hook(example_index, PROMPTS[0], runtime)
         assert context(result) == context(hook(example_index, PROMPTS[0], runtime, "never"))
         assert "deployment" in context(result)
@@ -150,7 +150,7 @@ def test_garbage_answers_fall_back(runtime: dict[str, str], example_index: Path)
 @pytest.mark.slow
 def test_bad_requests_do_not_take_the_server_down(server: subprocess.Popen[bytes],
                                                   runtime: dict[str, str]) -> None:
-    sock_path = Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock"
+    sock_path = Path(runtime["GOV_RUNTIME_DIR"]) / socket_name()
     for junk in (b"garbage\n", b"[1,2]\n", b'{"op": "route", "index": "relative"}\n',
                  b'{"op": "route", "index": "/nonexistent", "prompt": "x"}\n', b'{"op": "nope"}\n', b"",
                  b"[" * 100_000 + b"\n", b'{"op": "route", "prompt": "\xff\xfe"}\n', b'{"op": NaN}\n'):
@@ -171,7 +171,7 @@ def test_status_stop_and_idle_exit(runtime: dict[str, str]) -> None:
     status = run_gov("serve", "--status", "--format", "json", env=runtime)
     assert status.returncode == 0 and json.loads(status.stdout)["running"] is True
     assert proc.wait(timeout=60) == 0  # idle timeout
-    assert not (Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock").exists()
+    assert not (Path(runtime["GOV_RUNTIME_DIR"]) / socket_name()).exists()
     proc = start_server(runtime)
     assert run_gov("serve", "--stop", env=runtime).returncode == 0
     assert proc.wait(timeout=30) == 0
@@ -213,7 +213,7 @@ def test_server_started_by_the_hook_imports_nothing_from_the_working_folder(
                             capture_output=True, env={**os.environ, **runtime}, timeout=120,
                             check=False)
     assert "deployment" in context(result)
-    sock = Path(runtime["GOV_RUNTIME_DIR"]) / "serve.sock"
+    sock = Path(runtime["GOV_RUNTIME_DIR"]) / socket_name()
     deadline = time.time() + 60
     info = None
     while time.time() < deadline and info is None:

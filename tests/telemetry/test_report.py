@@ -9,13 +9,8 @@ import orjson
 import pytest
 
 from gov.core import telemetry
-from gov.core.telemetry.report import (
-    BINS,
-    MAX_RELATIVE_ERROR,
-    LatencyHistogram,
-    parse_since,
-    summarize,
-)
+from gov.core.telemetry.latency import BINS, MAX_RELATIVE_ERROR, LatencyHistogram
+from gov.core.telemetry.report import parse_since, summarize
 
 CORPUS = ["deployment", "on-call", "incident-response", "testing", "code-review"]
 DAY1 = 1_764_547_200.0  # 2025-12-01T00:00:00Z

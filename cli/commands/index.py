@@ -1,0 +1,177 @@
+"""``gov index``: build the index file from a corpus, or verify an existing one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from gov.cli import conventions, options, reporters
+from gov.cli.options import PointOpt
+from gov.cli.resolve import index_path, load_point
+from gov.core.errors import UsageError
+
+HELP = """Build the index file that routing reads, from folders of documents.
+
+Reads markdown policies (an **Agent-trigger:** line each), SKILL.md skills, Cursor .mdc and
+Continue rules (YAML front matter), and JSONL documents ('-' reads them from stdin).
+Rebuilding re-embeds only documents whose text changed.
+
+Example:
+
+    gov index examples/policies -o .gov/index
+
+    gov index --verify -o .gov/index
+
+Each document's body is evidence of its meaning: its first passages are embedded and kept
+as one summary vector (--no-bodies leaves bodies out: the trigger and examples alone).
+The corpus is also measured against a bank of prompts no document governs, so the default
+routes only what scores above them on this corpus (see gov route --explain).
+
+Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
+routes then read the vectors of the nearest surfaces' documents, not every vector.
+"""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index", help=HELP)(index_command)
+
+
+@options.shared(formats=("text", "json"), tty="text", pipe="text")
+def index_command(
+    paths: Annotated[list[str] | None, typer.Argument(help="Corpus folders or files; '-' for JSONL on stdin.",
+                                                      show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Index file to write (default: $GOV_INDEX, else .gov/index).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on a file without a trigger instead of skipping it.")] = False,
+    model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
+    lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
+    operating_point: PointOpt = None,
+    bodies: Annotated[bool, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning (default), or leave bodies out.")] = True,
+    ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
+    ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
+    verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
+    *,
+    view: options.Output,
+) -> int:
+    target = index_path(output)
+    out_format = view.format
+    if verify:
+        from gov.core.routing.indexes import load_index
+
+        loaded = load_index(target, verify=True)
+        stale = loaded.is_stale()
+        checked = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
+                                   "stale": stale, "fingerprint": loaded.fingerprint}
+        _emit(checked, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
+              + (", STALE: its corpus changed since the build" if stale else ", fresh"))
+        return 1 if stale else 0
+    if not paths:
+        raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
+    if ann_candidates is not None and not ann:
+        raise UsageError("--ann-candidates needs --ann")
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.encode import bundle as model_bundle
+    from gov.core.routing.indexes import build_index, divergence_of
+
+    corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
+    progress, finish = _progress()
+    try:
+        built = build_index(
+            corpus,
+            model_id=model or model_bundle.DEFAULT_MODEL_ID,
+            lexical_only=lexical_only,
+            operating_point=load_point(operating_point),
+            previous=target if target.is_file() else None,
+            progress=progress,
+            ann=ann,
+            ann_candidates=ann_candidates,
+            bodies=bodies,
+        )
+    finally:
+        finish()
+    built.write(target)
+    header = built.header
+    build = header.build
+    summary: dict[str, Any] = {
+        "index": str(target),
+        "documents": header.corpus.size,
+        "retired": list(header.corpus.retired),
+        "skipped": list(header.corpus.skipped),
+        "surfaces": build["surfaces"],
+        "reused_vectors": build["reused_vectors"],
+        "cached_vectors": build.get("cached_vectors", 0),
+        "model": header.model_id,
+        "fingerprint": header.corpus.fingerprint,
+        "separability": header.separability,
+        "divergence": divergence_of(built),
+        "search": "approximate (usearch)" if header.ann else "exact",
+        "bodies": header.bodies,
+        "background": header.background,
+    }
+    retired: list[str] = summary["retired"]
+    skipped: list[str] = summary["skipped"]
+    reasons: list[str] = summary["divergence"]
+    lines = [
+        f"indexed {summary['documents']} documents ({build['surfaces']} surfaces) -> {target}",
+        f"  model: {summary['model'] or 'none (lexical only)'}; "
+        f"reused {build['reused_vectors']} embeddings from the previous index"
+        + (f", {summary['cached_vectors']} from the embedding cache"
+           if summary["cached_vectors"] else ""),
+    ]
+    if header.bodies:
+        body = header.bodies
+        lines.append(f"  bodies: {body['documents']} documents with a body; {body['passages']} "
+                     f"passages (at most {body['passages_per_document']} per document), "
+                     f"{body['passages_cached']} from the embedding cache")
+    if header.background:
+        ground = header.background
+        lines.append(f"  background: {ground['bank_kept']} of {ground['bank_size']} bank prompts "
+                     f"kept; threshold {ground['threshold']:.3f}"
+                     + (f"; {ground['examples_scored']} example lines scored"
+                        if ground["examples_scored"] else ""))
+    if header.ann:
+        lines.append(f"  search: approximate (usearch HNSW over {header.ann['surfaces']} surfaces, "
+                     f"{header.ann['candidates']} candidates per prompt, scored exactly)")
+    if retired:
+        lines.append(f"  left out (status): {', '.join(retired)}")
+    if skipped:
+        lines.append(f"  skipped (no trigger): {', '.join(skipped)}")
+    for reason in reasons:
+        lines.append(f"  divergence: {reason}")
+    _emit(summary, out_format, "\n".join(lines))
+    return 0
+
+
+class SummaryView:
+    """What was built (or verified): JSON for scripts, lines for people (none with -q)."""
+
+    def __init__(self, summary: dict[str, Any], lines: str) -> None:
+        self.summary, self.lines = summary, lines
+
+    def json(self) -> Any:
+        return self.summary
+
+    def text(self, console: Any) -> None:
+        if not conventions.STATE.quiet:
+            console.out(self.lines, highlight=False)
+
+
+def _emit(summary: dict[str, Any], out_format: str, text: str) -> None:
+    reporters.report(out_format, SummaryView(summary, text))
+
+
+def _progress() -> tuple[Any, Any]:
+    """A progress bar on stderr for long builds, only on a terminal."""
+    if not conventions.show_progress():
+        return None, lambda: None
+    from rich.progress import Progress
+
+    bar = Progress(console=conventions.console(stderr=True), transient=True)
+    task = bar.add_task("embedding", total=None)
+    bar.start()
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return update, bar.stop

@@ -1,0 +1,221 @@
+"""``gov route``: name the at most two documents that govern each prompt, or none."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from enum import Enum
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from gov.cli import conventions, options, reporters
+from gov.cli.commands.route_lean import from_server, write_one
+from gov.cli.options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
+from gov.cli.resolve import open_index
+from gov.core.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from gov.core.routing.router import Router as Index
+
+HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
+
+Give one PROMPT, or JSONL on stdin ({"prompt": ...} per line; every other field passes
+through), or --text for one prompt per line. Each output object is the input plus
+"routes": [{name, score, lexical, semantic, why}] and, when the model could not load,
+"degraded": "lexical-only", and "notices" when routing may be off for this corpus. One
+output line per input line, in order; a malformed line becomes {"error": {"line": N,
+"message": ...}} and the command exits 1 at the end.
+
+Silence always has a reason: --explain adds "explain" to each row (the nearest documents
+with each signal's score, the threshold in force and the rule that routed or abstained),
+and text output shows it.
+
+Example:
+
+    gov route "roll back last night's release" -i .gov/index
+
+    gov route --explain "rotate the stripe key that leaked" -i .gov/index
+
+    gov route -i .gov/index < examples/labelled.jsonl | gov eval
+"""
+
+
+
+class OnError(str, Enum):
+    continue_ = "continue"
+    fail = "fail"
+
+
+class Engine(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("route", help=HELP)(route_command)
+
+
+@options.shared(formats=("text", "json", "jsonl"), tty="text", pipe="jsonl")
+def route_command(
+    prompt: Annotated[str | None, typer.Argument(help="The prompt to route (else read stdin).",
+                                                 show_default=False)] = None,
+    index: IndexOpt = None,
+    corpus: CorpusOpt = None,
+    operating_point: PointOpt = None,
+    text: Annotated[bool, typer.Option("--text", help="Read one plain-text prompt per line.")] = False,
+    exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when any prompt routed nothing.")] = False,
+    on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
+    lexical_only: LexicalOnlyOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Also say, for each prompt, the nearest documents with each signal's score, the threshold in force and the rule that routed or abstained (text output always does).")] = False,
+    exact: Annotated[bool, typer.Option("--exact", help="Read every vector even when the index has an approximate-search graph (gov index --ann).")] = False,
+    input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines, or a .parquet file's rows) from this file instead of stdin.", dir_okay=False)] = None,
+    engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
+    actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
+    *,
+    view: options.Output,
+) -> int:
+    out_format = view.format
+    if prompt is not None and text:
+        raise UsageError("give a PROMPT argument or --text on stdin, not both")
+    if prompt is not None and input_path is not None:
+        raise UsageError("give a PROMPT argument or --input FILE, not both")
+    if text and input_path is not None and input_path.suffix.lower() in (".parquet", ".pq"):
+        raise UsageError("--text reads plain lines; a Parquet --input is read as rows (drop --text)")
+    if prompt is None and input_path is None and conventions.is_tty(sys.stdin):
+        raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
+                         " or --text lines on stdin")
+    if engine is Engine.ray:
+        from gov.cli.commands.route_ray import route_on_ray
+
+        return route_on_ray(prompt=prompt, text=text, out_format=out_format, index=index,
+                            corpus=corpus, operating_point=operating_point,
+                            lexical_only=lexical_only, input_path=input_path, actors=actors,
+                            batch_size=batch_size, exit_status=exit_status,
+                            fail_fast=on_error is OnError.fail)
+    from gov.core import telemetry
+    from gov.core.routing.pipeline import Item, parse_jsonl, parse_text, stream
+
+    start = telemetry.process_start() or time.perf_counter()
+    explain = explain or out_format == "text"
+    if (prompt is not None and out_format != "text" and not corpus and not lexical_only
+            and not exact and not explain):
+        served = from_server(prompt, str(index) if index else None,
+                             str(operating_point) if operating_point else None)
+        if served is not None:
+            return write_one(prompt, served, out_format, exit_status, start)
+    with telemetry.attempt("cli", start=start):  # records a failure to open the index
+        loaded = open_index(index, corpus, operating_point, lexical_only, exact=exact)
+    writer = _Writer(out_format, loaded)
+    failed_rows = 0
+    abstained = 0
+    source = _open_input(input_path) if input_path is not None else sys.stdin.buffer
+    items = ([Item(1, {"prompt": prompt}, None)] if prompt is not None
+             else parse_text(source) if text else parse_jsonl(source))
+    for routed in stream(loaded, items, batch_size=batch_size, explain=explain):
+        batch_start = start if prompt is not None else routed.started
+        if routed.answer is not None:
+            if not routed.answer.routes:
+                abstained += 1
+            with telemetry.attempt("cli", start=batch_start) as attempt:
+                attempt.answered(routed.answer)
+                writer.write(routed.row())
+        else:
+            failed_rows += 1
+            with telemetry.attempt("cli", start=batch_start) as bad:
+                bad.fail("input")
+            writer.write(routed.row())
+            if on_error is OnError.fail:
+                writer.close()
+                raise InputError(f"stdin line {routed.item.line}: {routed.item.problem}")
+    writer.close()
+    if loaded.degraded:
+        conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")
+    if failed_rows:
+        conventions.error_line(f"{failed_rows} input line(s) were malformed; see the error rows")
+        return 1
+    if exit_status and abstained:
+        return 1
+    return 0
+
+
+def _open_input(path: Path) -> IO[bytes]:
+    """The --input file; a Parquet file is read as the JSONL of its rows."""
+    from gov.core.serving.parquet_input import is_parquet, parquet_to_jsonl
+
+    if not path.is_file():
+        raise UsageError(f"--input {path}: no such file")
+    if not is_parquet(path):
+        return path.open("rb")
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (returned: the command reads it to the end)
+    parquet_to_jsonl(path, spool)
+    spool.seek(0)
+    return spool
+
+
+class RowView:
+    """One routed row: the JSON ``gov route`` writes, or its routes and evidence for people."""
+
+    __slots__ = ("degraded_index", "row")
+
+    def __init__(self, row: dict[str, Any], degraded_index: bool = False) -> None:
+        self.row = row
+        self.degraded_index = degraded_index
+
+    def json(self) -> Any:
+        return self.row
+
+    def text(self, out: Any) -> None:
+        row = self.row
+        from gov.cli.reporters import shown
+
+        if "error" in row:
+            out.print(f"[red]line {row['error']['line']}: {shown(str(row['error']['message']))}[/]")
+            return
+        out.print(f"[bold]{shown(str(row['prompt']))}[/]")
+        if row.get("degraded") and not self.degraded_index:
+            out.print("  [yellow](degraded: lexical-only)[/]")
+        explained = row.get("explain") or {}
+        if not row["routes"]:
+            out.print("  [dim]no document governs this prompt[/]")
+        for rank, route in enumerate(row["routes"], start=1):
+            scores = []
+            if route["lexical"] is not None:
+                scores.append(f"lexical {route['lexical']:.2f}")
+            if route["semantic"] is not None:
+                scores.append(f"semantic {route['semantic']:.2f}")
+            out.print(f"  {rank}. [green]{shown(route['name'])}[/]  score {route['score']:.4f}"
+                      f" ({', '.join(scores) or 'dependency'})")
+            if route["why"]:
+                out.print(f"     [dim]{shown(route['why'])}[/]")
+        if explained.get("reason"):
+            out.print(f"  [dim]{shown(explained['reason'])}[/]")
+        if not row["routes"] and explained.get("nearest"):
+            near = ", ".join(f"{item['name']} ({item['gate'] if item['gate'] is not None else item['score']:.3f})"
+                             for item in explained["nearest"])  # the score the rule compared
+            out.print(f"  [dim]nearest: {shown(near)}[/]")
+
+
+class _Writer:
+    """Rows to the chosen reporter; in text, the index's notices come first."""
+
+    def __init__(self, out_format: str, loaded: Index) -> None:
+        self.reporter = reporters.reporter(out_format)
+        self.index = loaded
+        self.text = out_format == "text"
+        self.shown_notices = False
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self.text and not self.shown_notices:
+            self.shown_notices = True  # on stderr, once: the rows are the answer
+            for reason in self.index.notices:
+                conventions.notice(f"routing may be off for this corpus: {reason}")
+            if self.index.degraded:
+                conventions.notice(f"degraded: lexical-only ({self.index.degraded_reason})")
+        self.reporter.item(RowView(row, self.index.degraded is not None))
+
+    def close(self) -> None:
+        self.reporter.close()

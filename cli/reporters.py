@@ -1,0 +1,193 @@
+"""Output formats as classes in one registry: text, json, jsonl, github.
+
+A command hands a reporter *views* of what it found: items (one routed row, one card,
+one finding), streamed as they come, and at most one summary at the end. A view knows
+its JSON form and how it reads as text; one that points at a file also gives
+annotations (GitHub workflow commands, SARIF). A reporter decides only the format, so a
+new format is one class added to :data:`REPORTERS`, and every command that offers it
+writes it the same way.
+
+* text: each item's text, then the summary's (rich, honouring ``--color``);
+* json: one JSON document: the items as an array, else the summary, indented;
+* jsonl: one JSON line per item (the summary, when there are no items);
+* github: ``::error file=…,line=…::message`` lines for the annotations.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A finding tied to a place in a file, for CI annotations."""
+
+    level: str  # error, warning or notice
+    message: str
+    file: str | None = None
+    line: int | None = None
+    title: str | None = None
+
+
+def shown(text: str) -> str:
+    """Text from a file or an index, for a text view: control sequences made visible
+    (:func:`gov.core.sanitize.escape_terminal`), rich markup escaped. Never obeyed by the
+    terminal, never read as markup."""
+    from rich.markup import escape
+
+    from gov.core.sanitize import escape_terminal
+
+    return escape(escape_terminal(text))
+
+
+class View(Protocol):
+    """What a reporter needs of an item or a summary."""
+
+    def json(self) -> Any: ...
+
+    def text(self, console: Console) -> None: ...
+
+
+def annotations_of(view: View) -> Iterable[Annotation]:
+    """A view's annotations (none, for a view that points at no file)."""
+    method = getattr(view, "annotations", None)
+    return method() if method is not None else ()
+
+
+class Reporter:
+    """Writes one command's items and summary in one format."""
+
+    name: ClassVar[str]
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stdout.buffer
+        self.items = 0
+
+    def item(self, view: View) -> None:
+        self.items += 1
+
+    def close(self, summary: View | None = None) -> None:
+        self.stream.flush()
+
+    def _json(self, value: Any, indent: bool) -> None:
+        import orjson
+
+        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if indent else 0)
+        self.stream.write(orjson.dumps(value, option=option))
+
+
+class TextReporter(Reporter):
+    name = "text"
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        super().__init__(stream)
+        from gov.cli import conventions
+
+        self.console = conventions.console()
+
+    def _draw(self, view: View) -> None:
+        # Drawn into a string first: rich turns a closed pipe into exit 1 itself, while a
+        # plain write lets the shared convention end quietly with 141.
+        with self.console.capture() as drawn:
+            view.text(self.console)
+        self.stream.write(drawn.get().encode("utf-8"))
+
+    def item(self, view: View) -> None:
+        super().item(view)
+        self._draw(view)
+
+    def close(self, summary: View | None = None) -> None:
+        if summary is not None:
+            self._draw(summary)
+        super().close()
+
+
+class JsonReporter(Reporter):
+    name = "json"
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        super().__init__(stream)
+        self.collected: list[Any] = []
+
+    def item(self, view: View) -> None:
+        super().item(view)
+        self.collected.append(view.json())
+
+    def close(self, summary: View | None = None) -> None:
+        if self.items or summary is None:
+            self._json(self.collected, indent=True)
+        else:
+            self._json(summary.json(), indent=True)
+        super().close()
+
+
+class JsonlReporter(Reporter):
+    name = "jsonl"
+
+    def item(self, view: View) -> None:
+        super().item(view)
+        self._json(view.json(), indent=False)
+
+    def close(self, summary: View | None = None) -> None:
+        if summary is not None and not self.items:
+            self._json(summary.json(), indent=False)
+        super().close()
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def workflow_command(annotation: Annotation) -> str:
+    """One GitHub Actions workflow command (``::error file=…,line=…::message``)."""
+    props = []
+    if annotation.file:
+        props.append(f"file={_escape_property(annotation.file)}")
+    if annotation.line is not None:
+        props.append(f"line={annotation.line}")
+    if annotation.title:
+        props.append(f"title={_escape_property(annotation.title)}")
+    head = f"::{annotation.level}" + (" " + ",".join(props) if props else "")
+    return f"{head}::{_escape_data(annotation.message)}"
+
+
+class GithubReporter(Reporter):
+    name = "github"
+
+    def _write(self, view: View) -> None:
+        for annotation in annotations_of(view):
+            self.stream.write((workflow_command(annotation) + "\n").encode("utf-8"))
+
+    def item(self, view: View) -> None:
+        super().item(view)
+        self._write(view)
+
+    def close(self, summary: View | None = None) -> None:
+        if summary is not None:
+            self._write(summary)
+        super().close()
+
+
+REPORTERS: dict[str, type[Reporter]] = {
+    cls.name: cls for cls in (TextReporter, JsonReporter, JsonlReporter, GithubReporter)
+}
+
+
+def reporter(name: str, stream: IO[bytes] | None = None) -> Reporter:
+    """The reporter for format ``name`` (one of :data:`REPORTERS`)."""
+    return REPORTERS[name](stream)
+
+
+def report(name: str, summary: View) -> None:
+    """Write a command's one result (no items) in format ``name``."""
+    reporter(name).close(summary)

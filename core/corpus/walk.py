@@ -1,0 +1,149 @@
+"""Finding a corpus's files, and reading them, without being trapped by the folder.
+
+A corpus is often a folder someone else wrote (a cloned repository, a skill pack), and an
+index records its roots, so a crafted index can point the staleness check anywhere. So:
+
+* a folder is read once however many links lead to it (two links to ``.`` would otherwise
+  make the walk exponential), and a loop is a warning, not a hang;
+* only regular files are candidates: a FIFO, a device (a link to ``/dev/zero``) or a
+  socket with a document's suffix is skipped with a warning, never opened for reading;
+* every read is bounded (:func:`read_bounded`), and opening never blocks;
+* a walk can be told not to follow links out of its root, and to stop at a deadline
+  (the staleness check of an index, whose roots come from the index itself).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gov.core.corpus.markdown import ParseProblem
+from gov.core.errors import CorpusError
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".gov", "node_modules", "__pycache__", ".venv"})
+SHOWN_HIDDEN = (".cursor", ".continue", ".claude")
+
+Warn = Callable[[str], None]
+
+
+class WalkExpired(Exception):
+    """The walk ran past its deadline (only walks given one)."""
+
+
+@dataclass
+class Walk:
+    """One walk's rules and memory: folders seen (by device and inode), links left out."""
+
+    warn: Warn | None = None
+    follow_outside: bool = True
+    deadline: float | None = None
+    visited: set[tuple[int, int]] = field(default_factory=set)
+    outside: list[str] = field(default_factory=list)
+
+    def note(self, message: str) -> None:
+        if self.warn is not None:
+            self.warn(message)
+
+    def files(self, root: Path) -> Iterator[Path]:
+        """Candidate files under the folder ``root``, sorted; a skill folder yields only its
+        SKILL.md."""
+        real_root = os.path.realpath(root)
+        yield from self._folder(root, real_root)
+
+    def _folder(self, folder: Path, real_root: str) -> Iterator[Path]:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise WalkExpired(str(folder))
+        try:
+            info = os.stat(folder)
+        except OSError as exc:
+            raise CorpusError(f"{folder}: cannot read the folder: {exc.strerror or exc}") from None
+        key = (info.st_dev, info.st_ino)
+        if key in self.visited:
+            self.note(f"skipping {folder}: a link back to a folder already read (a symlink loop)")
+            return
+        self.visited.add(key)
+        skill = folder / "SKILL.md"
+        if _regular(skill):
+            yield skill
+            return
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as exc:
+            raise CorpusError(f"{folder}: cannot read the folder: {exc.strerror or exc}") from None
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name not in SHOWN_HIDDEN:
+                continue
+            if entry.name in SKIP_DIRS:
+                continue
+            path = Path(entry.path)
+            candidate = entry.name.lower().endswith(MARKDOWN_SUFFIXES + JSONL_SUFFIXES)
+            try:
+                mode = entry.stat().st_mode  # follows links: a link to a folder is a folder
+            except OSError:
+                if candidate:
+                    self.note(f"skipping {path}: a broken link or an unreadable file")
+                continue
+            if stat.S_ISDIR(mode):
+                if (entry.is_symlink() and not self.follow_outside
+                        and not _inside(os.path.realpath(path), real_root)):
+                    self.outside.append(str(path))
+                    continue
+                yield from self._folder(path, real_root)
+            elif candidate:
+                if stat.S_ISREG(mode):
+                    yield path
+                else:
+                    self.note(f"skipping {path}: not a regular file (a FIFO, device or socket)")
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def open_regular(path: Path) -> int:
+    """A descriptor for reading ``path``, which must be a regular file. Opening never blocks
+    (a FIFO without a writer) and never takes a terminal; a non-regular file is a problem."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except PermissionError:
+        raise ParseProblem("permission denied") from None
+    except IsADirectoryError:
+        raise ParseProblem("is a directory, not a file") from None
+    except OSError as exc:
+        raise ParseProblem(f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ParseProblem("not a regular file (a FIFO, device or socket); skipped")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``; more is a problem naming
+    ``what`` (the limit's setting). The file's size is never trusted: a read stops at the
+    limit whatever ``stat`` said."""
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError as exc:
+            raise ParseProblem(f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ParseProblem(f"file is over the {limit:,}-byte limit for {what}")
+    return data

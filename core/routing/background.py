@@ -1,0 +1,274 @@
+"""The background gate: route only prompts that score above what nobody would route here.
+
+A raw score threshold means different things on different corpora (trigger length,
+vocabulary, corpus size, how alike the documents are), so one shipped threshold is quiet
+on one corpus and noisy on another. Instead, when an index is built, gov routes a bank of
+prompts no team document governs (``core/data/background_prompts.jsonl``) against the
+corpus and keeps what they score; a prompt routes only when its best score clears the
+bank's ``1 - background_alpha`` quantile ("scores above 95 % of prompts nobody would route
+here" means the same on every corpus). Measured at build, with no labels:
+
+* **screening**: a bank prompt within cosine 0.65 of one of the corpus's own surfaces is
+  governed by it ("tell me a joke" against a corpus with a joke intent), so it is dropped;
+* **hubs**: each document's closeness to the bank (the mean of its 10 best bank scores);
+  ``hub_weight`` of it is held against the document when deciding abstention, so a
+  document close to everything stops winning prompts that belong to nobody;
+* **example floor**: the corpus's own example lines, each scored with itself left out;
+  their ``example_beta`` quantile is a second floor where prompts of the corpus score far
+  above the bank (intent corpora with many examples);
+* **the head**: a classifier over embeddings, each document's surfaces and body passages
+  as its class and the bank as "none"; it ranks (``learned_weight``) and picks a second
+  route, and never decides abstention (its "none" learns "looks like my bank").
+
+How the constants were chosen, and what each did on ten corpora held out in turn, is in
+``docs/quality.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from gov.core.index.bodies import Passages
+    from gov.core.index.build import BuiltIndex
+    from gov.core.routing.point import OperatingPoint
+    from gov.core.scoring.scorer import Scorer
+
+SCREEN_COSINE = 0.65
+HUB_K = 10
+MIN_EXAMPLES = 5
+MAX_EXAMPLES = 2000  # example lines scored for the floor (a fixed sample past this)
+HEAD_PASSAGES = 8
+BANK_BATCH = 64
+ARRAYS = ("background_hub", "background_bank_top", "background_example_top")
+# The point's parameters the stored statistics depend on: another value needs a rebuild.
+BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
+                "hub_weight")
+
+
+def bank_prompts() -> list[str]:
+    """The background bank shipped with gov."""
+    import json
+
+    raw = (resources.files("gov.core") / "data" / "background_prompts.jsonl").read_text("utf-8")
+    return [json.loads(line)["prompt"] for line in raw.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class Background:
+    """What an index measured of its corpus against the bank, as the gate needs it."""
+
+    hub: NDArray[np.float32]  # per document: mean of its HUB_K best scores over the bank
+    bank_top: NDArray[np.float32]  # sorted: each screened bank prompt's best gate score
+    example_top: NDArray[np.float32] | None  # sorted: each example line's, left out
+    info: dict[str, Any]
+
+    def arrays(self) -> dict[str, NDArray[np.float32]]:
+        out = {"background_hub": self.hub, "background_bank_top": self.bank_top}
+        if self.example_top is not None:
+            out["background_example_top"] = self.example_top
+        return out
+
+    def threshold(self, point: OperatingPoint) -> tuple[float, str]:
+        """The score a prompt must reach, and which guard sets it ("bank" or "examples")."""
+        bank = float(np.quantile(self.bank_top, 1.0 - point.background_alpha))
+        if self.example_top is None or self.example_top.size < MIN_EXAMPLES:
+            return bank, "bank"
+        floor = float(np.quantile(self.example_top, point.example_beta))
+        return (floor, "examples") if floor > bank else (bank, "bank")
+
+    def rarity(self, top: float) -> float:
+        """How rare ``top`` is among the bank's scores: -log10 of the share scoring at least
+        as high (smoothed), 0 for a score the whole bank beats."""
+        n = self.bank_top.size
+        exceed = n - int(np.searchsorted(self.bank_top, top, side="left"))
+        return -math.log10((1 + exceed) / (n + 1))
+
+    def rarity_many(self, top: NDArray[np.float64]) -> NDArray[np.float64]:
+        n = self.bank_top.size
+        exceed = n - np.searchsorted(self.bank_top, top, side="left")
+        return np.asarray(-np.log10((1 + exceed) / (n + 1)), dtype=np.float64)
+
+    def gate_scores(self, lexical: NDArray[Any], semantic: NDArray[Any],
+                    point: OperatingPoint) -> NDArray[np.float64]:
+        """Each document's score for the gate (1-d or 2-d): the weighted sum of its
+        lexical and semantic scores, less its hub penalty."""
+        return (point.lexical_weight * lexical + point.semantic_weight * semantic
+                - point.hub_weight * self.hub)
+
+    @classmethod
+    def load(cls, stored: Any) -> Background | None:
+        """The background statistics an index stores (``None`` when it has none)."""
+        info = stored.header.background
+        if info is None or not stored.has_array("background_hub"):
+            return None
+        example = (np.asarray(stored.array("background_example_top"), dtype=np.float32)
+                   if stored.has_array("background_example_top") else None)
+        return cls(np.asarray(stored.array("background_hub"), dtype=np.float32),
+                   np.asarray(stored.array("background_bank_top"), dtype=np.float32),
+                   example, info)
+
+
+def _document_scores(scorer: Scorer, texts: list[str], vectors: NDArray[np.float32],
+                     point: OperatingPoint) -> NDArray[np.float64]:
+    """The gate's raw score (before the hub penalty) of each text for each document."""
+    semantic = scorer.semantic(vectors, pool=point.semantic_pool,
+                               body_surfaces=point.body_surfaces, learned=False)
+    return point.lexical_weight * scorer.lexical_many(texts) + point.semantic_weight * semantic
+
+
+def _hub(scorer: Scorer, texts: list[str], vectors: NDArray[np.float32],
+         point: OperatingPoint) -> NDArray[np.float64]:
+    """Per document, the mean of its HUB_K best scores over the bank; the bank is scored
+    in batches, keeping only each document's best HUB_K, so memory stays flat at 10^5
+    documents."""
+    best = np.full((0, scorer.documents), -np.inf)
+    for first in range(0, len(texts), BANK_BATCH):
+        rows = _document_scores(scorer, texts[first: first + BANK_BATCH],
+                                vectors[first: first + BANK_BATCH], point)
+        best = np.concatenate([best, rows])
+        if best.shape[0] > HUB_K:
+            best = -np.partition(-best, HUB_K - 1, axis=0)[:HUB_K]
+    return best.mean(axis=0) if best.shape[0] else np.zeros(scorer.documents)
+
+
+def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
+    """Measure the corpus of ``built`` against the bank and fit the head, storing both in
+    it (arrays and a header field); needs the index's embeddings."""
+    from dataclasses import replace
+
+    from gov.core.encode.cache import embed_missing
+    from gov.core.encode.embedding import model_sha256
+    from gov.core.index.stored import StoredIndex
+    from gov.core.scoring.scorer import Scorer
+
+    stored = StoredIndex(built)
+    scorer = Scorer(stored)
+    assert scorer.embeddings is not None and stored.model_id is not None
+    model_id = stored.model_id
+    prompts = bank_prompts()
+    found, _ = embed_missing(list(dict.fromkeys(prompts)), model_id,
+                             model_sha256=model_sha256(model_id),
+                             dim=int(scorer.embeddings.shape[1]), cache=True)
+    bank = np.stack([found[text] for text in prompts]).astype(np.float32)
+    near = np.zeros(len(prompts))
+    for first in range(0, len(prompts), BANK_BATCH):
+        near[first: first + BANK_BATCH] = scorer.surface_similarities(
+            bank[first: first + BANK_BATCH]).max(axis=1)
+    keep = np.flatnonzero(near < SCREEN_COSINE)
+    kept_texts = [prompts[i] for i in keep]
+    kept = bank[keep]
+    hub_raw = _hub(scorer, kept_texts, kept, point)
+    hub = hub_raw.astype(np.float32)
+    top = np.empty(len(kept_texts), dtype=np.float64)
+    for first in range(0, len(kept_texts), BANK_BATCH):
+        rows = _document_scores(scorer, kept_texts[first: first + BANK_BATCH],
+                                kept[first: first + BANK_BATCH], point)
+        top[first: first + BANK_BATCH] = (rows - point.hub_weight * hub_raw).max(axis=1)
+    example_top, estimate = _example_floor(scorer, stored, hub_raw, point)
+    background = Background(hub, np.sort(top).astype(np.float32), example_top, {})
+    weights, bias = _fit_head(scorer, built.passages, kept)
+    info = {
+        "bank_sha256": hashlib.sha256("\n".join(prompts).encode("utf-8")).hexdigest(),
+        "bank_size": len(prompts),
+        "bank_kept": int(keep.size),
+        "examples_scored": 0 if example_top is None else int(example_top.size),
+        "estimated_nearest_top1": estimate,
+        "threshold": round(background.threshold(point)[0], 6),
+        "params": {name: getattr(point, name) for name in BUILD_PARAMS},
+    }
+    built.arrays.update(background.arrays())
+    built.arrays["head_weights"], built.arrays["head_bias"] = weights, bias
+    built.header = replace(built.header, background=info)
+
+
+def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
+                   point: OperatingPoint) -> tuple[NDArray[np.float32] | None, float | None]:
+    """Each example line scored as a prompt with itself left out of its document: their
+    sorted best gate scores, and how often the best document was the line's own (a
+    label-free estimate of nearest-document top-1)."""
+    from gov.core.index.surfaces import EXAMPLE
+
+    assert scorer.embeddings is not None
+    examples = np.flatnonzero(np.asarray(stored.surface_kind) == EXAMPLE)
+    if examples.size < MIN_EXAMPLES:
+        return None, None
+    if examples.size > MAX_EXAMPLES:
+        examples = np.sort(np.random.default_rng(0).choice(examples, MAX_EXAMPLES,
+                                                           replace=False))
+    owners = np.asarray(stored.surface_doc, dtype=np.int64)[examples]
+    groups = scorer.groups
+    counts = groups.counts.astype(np.float64)
+    tops = np.empty(examples.size)
+    own_best = np.zeros(examples.size, dtype=bool)
+    for first in range(0, examples.size, BANK_BATCH):
+        rows = examples[first: first + BANK_BATCH]
+        mine = owners[first: first + BANK_BATCH]
+        r = np.arange(rows.size)
+        sims = scorer.embeddings[rows] @ scorer.embeddings.T
+        lexical = np.stack([scorer.lexical_surfaces(scorer.surface_texts[int(i)]) for i in rows])
+        lexical[r, rows] = 0.0
+        minus = np.zeros((rows.size, scorer.documents))
+        minus[r, mine] = 1.0
+        semantic = _left_out(groups, sims, rows, mine, counts, minus, point.semantic_pool)
+        if point.body_surfaces > 0.0 and scorer.body_vectors is not None:
+            assert scorer.body_present is not None
+            body = scorer.embeddings[rows] @ np.asarray(scorer.body_vectors).T
+            n = counts[None, :] - minus
+            weight = point.body_surfaces / (n + point.body_surfaces)
+            semantic = np.where(scorer.body_present[None, :],
+                                (1 - weight) * semantic + weight * body, semantic)
+        score = point.lexical_weight * groups.best(lexical) + point.semantic_weight * semantic
+        own_best[first: first + rows.size] = score.argmax(axis=1) == mine
+        tops[first: first + rows.size] = (score - point.hub_weight * hub).max(axis=1)
+    return np.sort(tops).astype(np.float32), round(float(own_best.mean()), 4)
+
+
+def _left_out(groups: Any, sims: NDArray[Any], rows: NDArray[np.int64],
+              mine: NDArray[np.int64], counts: NDArray[np.float64], minus: NDArray[np.float64],
+              pool: str) -> NDArray[np.float64]:
+    """Pooled similarities with each row's own surface left out of its document."""
+    r = np.arange(rows.size)
+    if pool in ("mean", "max_mean"):
+        total = sims.astype(np.float64).copy()
+        total[r, rows] = 0.0
+        mean = groups.total(total) / (counts[None, :] - minus)
+        if pool == "mean":
+            return np.asarray(mean)
+    masked = sims.astype(np.float64).copy()
+    masked[r, rows] = -np.inf
+    best = np.asarray(groups.best(masked))
+    return best if pool == "max" else (best + mean) / 2
+
+
+def _fit_head(scorer: Scorer, passages: Passages | None, bank: NDArray[np.float32]
+              ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """The head: documents (their surfaces and first passages) against the bank ("none")."""
+    from gov.core.scoring.learned import fit_classifier
+
+    assert scorer.embeddings is not None
+    documents = scorer.documents
+    rows = [np.asarray(scorer.embeddings, dtype=np.float32)]
+    owners = [np.asarray(scorer.stored.surface_doc, dtype=np.int64)]
+    if passages is not None and passages.owners.size:
+        rank = _rank_within(passages.owners)
+        take = rank < HEAD_PASSAGES
+        rows.append(passages.vectors[take])
+        owners.append(passages.owners[take])
+    rows.append(bank)
+    owners.append(np.full(bank.shape[0], documents, dtype=np.int64))
+    return fit_classifier(np.vstack(rows), np.concatenate(owners), documents + 1)
+
+
+def _rank_within(owners: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each row's position among the rows of its owner (owners in runs)."""
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(owners)) + 1))
+    first = np.repeat(starts, np.diff(np.append(starts, owners.size)))
+    return np.asarray(np.arange(owners.size) - first, dtype=np.int64)
