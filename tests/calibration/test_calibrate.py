@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gov.core.calibration.calibrate import calibrate_index
+from gov.core.calibration.calibrate import FEW_LABELS, calibrate_index
 from gov.core.calibration.labelled import read_labelled_jsonl
 from gov.core.errors import UsageError
 from gov.core.routing.indexes import load_index
@@ -24,9 +24,10 @@ def test_the_grid_is_searched_and_the_winner_saved_with_its_provenance(fake_inde
     labelled = read_labelled_jsonl(LABELLED)
     out = tmp_path / "point.json"
     run = calibrate_index(router, labelled, out=out, corpus_id="examples", max_fa=1.0)
-    # Three poolings x two fusions x 6 x 6 floors, every row shown, one winner.
-    assert len(run.result.rows) == 216 and run.result.winner is not None
-    assert {row.point.semantic_pool for row in run.result.rows} == {"max", "mean", "max_mean"}
+    # Fewer than FEW_LABELS prompts: the label-free point is moved (one row), not refitted.
+    assert len(labelled.prompts) < FEW_LABELS
+    assert len(run.result.rows) == 1 and run.result.winner is not None
+    assert any(note.startswith("few labels") for note in run.result.notes)
     assert run.written == [out] and run.unknown_names == []
     point = load_operating_point(out)
     assert run.point is not None and point.params() == run.point.params()
@@ -38,6 +39,20 @@ def test_the_grid_is_searched_and_the_winner_saved_with_its_provenance(fake_inde
     assert provenance["metrics"]["false_alarm_rate"] <= 1.0
     # The saved point is one the index routes with.
     assert load_index(fake_index, operating_point=point).operating_point.id == point.id
+
+
+@pytest.mark.slow
+def test_enough_labels_search_the_whole_grid(fake_index: Path) -> None:
+    router = load_index(fake_index)
+    labelled = read_labelled_jsonl(LABELLED * 2)
+    assert len(labelled.prompts) >= FEW_LABELS
+    run = calibrate_index(router, labelled, max_fa=1.0)
+    # The label-free point moved (one row), then three poolings x four body weights x two
+    # fusions x 6 x 6 floors, every row shown, one winner.
+    assert len(run.result.rows) == 1 + 864 and run.result.winner is not None
+    assert {row.point.semantic_pool for row in run.result.rows} == {"max", "mean", "max_mean"}
+    assert sum(1 for row in run.result.rows if row is run.result.winner) == 1
+    assert run.written == []
 
 
 @pytest.mark.slow
@@ -56,6 +71,7 @@ def test_learning_saves_its_arrays_beside_the_point(fake_index: Path, tmp_path: 
     assert learned.scorer.learned_vectors is not None
 
 
+@pytest.mark.slow
 def test_no_survivor_writes_nothing(fake_index: Path, tmp_path: Path) -> None:
     # Every positive also appears as a negative: any route is a false alarm.
     positives = [line for line in LABELLED if b'"expected": []' not in line][:20]

@@ -125,6 +125,7 @@ def test_unreadable_contracts(tmp_path: Path) -> None:
 VAGUE = base_card(outcome="Done.", key_facts=[], actions_taken=[])
 
 
+@pytest.mark.slow
 def test_a_folder_named_like_a_builtin_does_not_shadow_it(tmp_path: Path) -> None:
     from tests.conftest import run_gov
 
@@ -138,6 +139,7 @@ def test_a_folder_named_like_a_builtin_does_not_shadow_it(tmp_path: Path) -> Non
         assert f"(contract {name}, built in)" in out.stderr.decode()
 
 
+@pytest.mark.slow
 def test_a_file_named_like_a_builtin_is_used_only_when_named_as_a_path(tmp_path: Path) -> None:
     from tests.conftest import run_gov
 

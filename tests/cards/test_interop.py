@@ -126,6 +126,7 @@ def test_import_reads_0_3_parts_lists_and_stream_events() -> None:
     assert list(a2a.cards_in(unmarked)) == []
 
 
+@pytest.mark.slow
 def test_the_cli_round_trips_every_example_card(tmp_path: Path) -> None:
     source = tmp_path / "cards.jsonl"
     source.write_text("".join(json.dumps(c, separators=(",", ":"), ensure_ascii=False) + "\n"
@@ -141,6 +142,7 @@ def test_the_cli_round_trips_every_example_card(tmp_path: Path) -> None:
     assert jsonl(fixture.stdout) == [json.loads((EXAMPLES / "good" / "result.json").read_text())]
 
 
+@pytest.mark.slow
 def test_export_refuses_invalid_cards_and_import_names_them(tmp_path: Path) -> None:
     source = tmp_path / "mixed.jsonl"
     bad = base_card(confidence=3)
@@ -171,6 +173,7 @@ def test_library_names_the_protocol_parameter() -> None:
         import_cards(["-"], protocol="grpc")
 
 
+@pytest.mark.slow
 def test_export_writes_a_file_atomically(tmp_path: Path) -> None:
     target = tmp_path / "artifacts.json"
     out = run_gov("card", "export", str(EXAMPLES / "good"), "-o", str(target), "-f", "json")

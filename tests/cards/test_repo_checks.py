@@ -73,6 +73,7 @@ def test_every_repository_check_has_a_pass_and_a_fail_golden_file() -> None:
         assert (GOLDEN / check.name / "pass.json").is_file() and (GOLDEN / check.name / "fail.json").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_golden_card_in_the_scratch_repository(scratch_repo: Path, tmp_path: Path, path: Path) -> None:
     record = json.loads(path.read_text())
@@ -94,6 +95,7 @@ def test_golden_card_in_the_scratch_repository(scratch_repo: Path, tmp_path: Pat
     assert f"repository checks on {scratch_repo}" in err
 
 
+@pytest.mark.slow
 def test_without_a_repository_the_checks_do_not_run(scratch_repo: Path, tmp_path: Path) -> None:
     record = json.loads((GOLDEN / "artifacts_exist" / "fail.json").read_text())
     code, [result], _ = verify(scratch_repo, tmp_path, record["cards"])
@@ -101,6 +103,7 @@ def test_without_a_repository_the_checks_do_not_run(scratch_repo: Path, tmp_path
     assert not {c.name for c in REPO_CHECKS} & set(result["checks_passed"])
 
 
+@pytest.mark.slow
 def test_a_contract_switches_a_repository_check_off(scratch_repo: Path, tmp_path: Path) -> None:
     contract = tmp_path / "team.json"
     contract.write_text(json.dumps({"id": "team", "extends": "default", "checks": {"artifacts_exist": "OFF"}}))
@@ -111,6 +114,7 @@ def test_a_contract_switches_a_repository_check_off(scratch_repo: Path, tmp_path
     assert "artifacts_exist" not in result["checks_passed"] + result["hard_failures"]
 
 
+@pytest.mark.slow
 def test_a_failing_artifact_names_itself_and_fails_hard(scratch_repo: Path, tmp_path: Path) -> None:
     record = json.loads((GOLDEN / "artifacts_exist" / "fail.json").read_text())
     code, [result], _ = verify(scratch_repo, tmp_path, record["cards"], "--repo", str(scratch_repo))
@@ -118,6 +122,7 @@ def test_a_failing_artifact_names_itself_and_fails_hard(scratch_repo: Path, tmp_
     assert "src/missing.py is neither at HEAD nor in the working tree" in result["summary"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("args", "message"), [
     (["--repo", "{tmp}"], "not a git repository"),
     (["--repo", "{tmp}/nowhere"], "is not a folder"),
@@ -132,6 +137,7 @@ def test_repository_errors_are_one_line_exit_2(scratch_repo: Path, tmp_path: Pat
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("artifact", "path"), [
     ("src/app.py", "src/app.py"), ("./src/app.py", "src/app.py"), ("src/app.py:12", "src/app.py"),
     ("src/app.py:12:3", "src/app.py"), ("src/app.py#L3-L9", "src/app.py"), ("docs/", "docs"),
@@ -146,6 +152,7 @@ def test_what_looks_like_a_path(scratch_repo: Path, artifact: str, path: str | N
     assert repo.relative(str(scratch_repo / "src" / "app.py")) == "src/app.py"
 
 
+@pytest.mark.slow
 def test_open_repo_reads_head_and_the_change(scratch_repo: Path) -> None:
     repo = open_repo(scratch_repo / "src", "base")  # any folder inside the repository
     assert isinstance(repo, Repo) and repo.root == scratch_repo.resolve()

@@ -107,6 +107,7 @@ def test_stdin_with_a_broken_first_line_is_read_as_json_lines_when_later_lines_a
     assert got == [(1, None, True), (2, a, False)]
 
 
+@pytest.mark.slow
 def test_verify_reports_every_line_of_a_jsonl_file_with_a_broken_first_line(tmp_path: Path) -> None:
     from tests.conftest import run_gov
 
@@ -142,6 +143,7 @@ def test_a_pattern_matching_nothing_is_a_note_when_another_matched(tmp_path: Pat
         resolve_sources([str(tmp_path / "cards/**/*.json"), str(tmp_path / "missing.json")])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["json", "jsonl"])
 def test_the_documented_ci_step_passes_in_a_repository_with_one_kind_of_card(tmp_path: Path, kind: str) -> None:
     import os

@@ -175,6 +175,7 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json"]
 
 
+@pytest.mark.slow
 def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "such" / "card.json"
     out = run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(missing))

@@ -130,6 +130,7 @@ def test_committed_completions_match_the_cli() -> None:
 # --- help text ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
 def test_help_prints_examples_verbatim_and_names_placeholders(doc: docgen.CommandDoc) -> None:
     """Pasted examples must work: no line of one is rewrapped, even on a narrow terminal, and

@@ -92,6 +92,7 @@ def test_small_builds_skip_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     assert use_cache(1)
 
 
+@pytest.mark.slow
 def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      fake_encoder: HashedWordsEncoder) -> None:
     from gov.core.corpus.reader import load_corpus

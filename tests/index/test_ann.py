@@ -32,6 +32,7 @@ def _ann_index(tmp_path: Path, fake_index: Path, candidates: int | None = None) 
     return path
 
 
+@pytest.mark.slow
 def test_routes_match_exact_search_when_the_graph_reaches_every_document(
         tmp_path: Path, fake_index: Path) -> None:
     path = _ann_index(tmp_path, fake_index)
@@ -47,6 +48,7 @@ def test_routes_match_exact_search_when_the_graph_reaches_every_document(
         r.names for r in reference[:10]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pool", ["max", "mean", "max_mean"])
 def test_reached_documents_score_exactly_and_the_rest_score_zero(
         tmp_path: Path, fake_index: Path, pool: str) -> None:
@@ -65,6 +67,7 @@ def test_reached_documents_score_exactly_and_the_rest_score_zero(
     assert reached[np.arange(len(best_doc)), best_doc].all()
 
 
+@pytest.mark.slow
 def test_learned_surfaces_count_for_reached_documents(tmp_path: Path, fake_index: Path) -> None:
     path = _ann_index(tmp_path, fake_index, candidates=4)
     approximate, exact = load_index(path), load_index(path, exact=True)
@@ -99,6 +102,7 @@ def test_graph_recall_at_2_against_exact_search() -> None:
     assert recall >= 0.9
 
 
+@pytest.mark.slow
 def test_missing_usearch_is_a_clear_error(tmp_path: Path, fake_index: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     path = _ann_index(tmp_path, fake_index)

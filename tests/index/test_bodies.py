@@ -40,6 +40,7 @@ def test_a_rebuild_takes_unchanged_passages_from_the_cache(bodies_index: Path) -
                                load_index(bodies_index).scorer.body_vectors, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_approximate_search_mixes_bodies_like_exact_search(fake_bodies_index: Path, tmp_path: Path) -> None:
     import importlib.util
 

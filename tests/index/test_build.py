@@ -26,6 +26,7 @@ def test_separability_is_max_minus_min_cosine_between_documents() -> None:
     assert separability(vectors[:1]) is None
 
 
+@pytest.mark.slow
 def test_rebuild_reembeds_only_changed_documents(tmp_path: Path, fake_encoder: HashedWordsEncoder) -> None:
     corpus_dir = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus_dir)
@@ -51,6 +52,7 @@ def test_empty_corpus_cannot_be_indexed(tmp_path: Path) -> None:
         build_index(load_corpus([tmp_path], warn=lambda _m: None))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 def test_failed_write_keeps_the_previous_index(fake_index: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch, code: int) -> None:

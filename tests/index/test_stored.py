@@ -81,6 +81,7 @@ def test_document_names_from_the_header_alone(fake_index: Path) -> None:
     assert "deployment" in names and "legacy-release-train" not in names
 
 
+@pytest.mark.slow
 def test_truncated_at_every_tenth_byte_is_one_clear_error(tmp_path: Path,
                                                           fake_encoder: HashedWordsEncoder) -> None:
     import io

@@ -9,6 +9,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from gov.core.corpus.reader import load_corpus
 from gov.core.routing.indexes import build_index, ensure_index, load_index
 from gov.core.routing.point import default_operating_point
@@ -16,6 +18,7 @@ from tests.conftest import POLICIES
 from tests.fake_encoder import HashedWordsEncoder
 
 
+@pytest.mark.slow
 def test_stale_index_is_detected_and_refreshed(tmp_path: Path, fake_encoder: HashedWordsEncoder) -> None:
     corpus_dir = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus_dir)

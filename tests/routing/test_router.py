@@ -78,7 +78,11 @@ def test_lexical_only_is_flagged_never_silent(fake_index: Path) -> None:
     lexical = load_index(fake_index, lexical_only=True)
     result = lexical.route("rotate the stripe secret key that leaked in the logs")
     assert result.degraded == "lexical-only"
-    assert result.routes and all(route.semantic is None for route in result.routes)
+    assert all(route.semantic is None for route in result.routes)
+    # A prompt the words alone route, so the check above is not vacuous.
+    routed = lexical.route("roll back last night's release")
+    assert routed.degraded == "lexical-only" and routed.names == ["deployment"]
+    assert routed.routes and all(route.semantic is None for route in routed.routes)
 
 
 def test_model_failure_degrades_to_lexical(fake_index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
