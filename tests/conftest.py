@@ -220,15 +220,11 @@ def example_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def bodies_index(tmp_path_factory: pytest.TempPathFactory, example_index: Path) -> Path:
-    """The example corpus indexed with body evidence (``gov index --bodies``), real model."""
-    from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.indexes import build_index
-
-    path = tmp_path_factory.mktemp("bodies") / "index"
-    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=example_index,
-                bodies=True).write(path)
-    return path
+def bodies_index(example_index: Path) -> Path:
+    """The example corpus indexed with body evidence, real model. Bodies are on by default,
+    so this is ``example_index``; the name says what a test relies on."""
+    assert _has_bodies(example_index)
+    return example_index
 
 
 def install_fake_encoder(patch: pytest.MonkeyPatch, encoder: HashedWordsEncoder) -> None:
@@ -270,20 +266,15 @@ def fake_index(_fake_index_file: Path, fake_encoder: HashedWordsEncoder) -> Path
     return _fake_index_file
 
 
-@pytest.fixture(scope="session")
-def _fake_bodies_file(tmp_path_factory: pytest.TempPathFactory, _fake_index_file: Path) -> Path:
-    from gov.core.corpus.reader import load_corpus
-    from gov.core.routing.indexes import build_index
-
-    path = tmp_path_factory.mktemp("fake-bodies") / "index"
-    with pytest.MonkeyPatch.context() as patch:
-        install_fake_encoder(patch, HashedWordsEncoder())
-        build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=_fake_index_file,
-                    bodies=True).write(path)
-    return path
-
-
 @pytest.fixture
-def fake_bodies_index(_fake_bodies_file: Path, fake_encoder: HashedWordsEncoder) -> Path:
-    """``fake_index`` with body evidence (``gov index --bodies``), the stand-in installed."""
-    return _fake_bodies_file
+def fake_bodies_index(_fake_index_file: Path, fake_encoder: HashedWordsEncoder) -> Path:
+    """``fake_index`` with body evidence, the stand-in installed (``fake_index`` itself: bodies
+    are on by default)."""
+    assert _has_bodies(_fake_index_file)
+    return _fake_index_file
+
+
+def _has_bodies(path: Path) -> bool:
+    from gov.core.index.stored import open_stored
+
+    return open_stored(path).header.bodies is not None
