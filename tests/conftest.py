@@ -227,20 +227,25 @@ def bodies_index(example_index: Path) -> Path:
     return example_index
 
 
-def install_fake_encoder(patch: pytest.MonkeyPatch, encoder: HashedWordsEncoder) -> None:
-    """Every encoder gov asks for (to build or to route) is ``encoder``; its vectors never
-    reach the embedding cache."""
+def install_fake_encoder(patch: pytest.MonkeyPatch, encoder: HashedWordsEncoder, cache: Path) -> None:
+    """Every encoder gov asks for (to build or to route) is ``encoder``. Its vectors never
+    reach the suite's cache folder, where the real model's vectors are kept under the same
+    model id: gov's cache folder is ``cache`` (body passages and the background bank go
+    through the embedding cache whatever ``GOV_EMBED_CACHE`` says), and the embedding cache
+    is off for everything else."""
     from gov.core.encode import embedding
 
     patch.setattr(embedding, "get_encoder", lambda *_args, **_kwargs: encoder)
     patch.setenv("GOV_EMBED_CACHE", "0")
+    patch.setenv("GOV_CACHE_DIR", str(cache))
 
 
 @pytest.fixture
-def fake_encoder(monkeypatch: pytest.MonkeyPatch) -> HashedWordsEncoder:
-    """The hashed-words stand-in, installed for this test."""
+def fake_encoder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                 ) -> HashedWordsEncoder:
+    """The hashed-words stand-in, installed for this test, with a cache folder of its own."""
     encoder = HashedWordsEncoder()
-    install_fake_encoder(monkeypatch, encoder)
+    install_fake_encoder(monkeypatch, encoder, tmp_path_factory.mktemp("fake-cache"))
     return encoder
 
 
@@ -251,7 +256,7 @@ def _fake_index_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     path = tmp_path_factory.mktemp("fake-index") / "index"
     with pytest.MonkeyPatch.context() as patch:
-        install_fake_encoder(patch, HashedWordsEncoder())
+        install_fake_encoder(patch, HashedWordsEncoder(), tmp_path_factory.mktemp("fake-cache"))
         build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(path)
     return path
 

@@ -41,3 +41,19 @@ def test_installed_for_building_and_routing(fake_index: Path, fake_encoder: Hash
     semantic = router.scorer.semantic(vectors, pool="max")[0]
     assert router.names[int(np.argmax(semantic))] == "deployment"
     assert semantic.max() > 0.999
+
+
+def test_its_vectors_never_reach_the_suites_cache(fake_encoder: HashedWordsEncoder, tmp_path: Path,
+                                                  _private_folders: dict[str, str]) -> None:
+    """The stand-in's vectors carry the bundled model's id: in the suite's cache folder they
+    would be read back by the real model's builds (body passages and the background bank
+    are cached whatever GOV_EMBED_CACHE says)."""
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.indexes import build_index
+    from tests.conftest import POLICIES
+
+    suite_cache = Path(_private_folders["GOV_CACHE_DIR"])
+    before = sorted(suite_cache.rglob("*"))
+    build_index(load_corpus([POLICIES], warn=lambda _m: None)).write(tmp_path / "index")
+    assert fake_encoder.embedded  # the build did embed, with the stand-in
+    assert sorted(suite_cache.rglob("*")) == before
