@@ -24,8 +24,14 @@ def test_dependency_expansion_is_opt_in(example_index: Path) -> None:
     assert all(r.dependency_of in base.names for r in deps)
     assert more.names[: len(base.names)] == base.names
     assert all(r.dependency_of is None for r in base.routes)
-    # on-call depends on incident-response, which this prompt routes to already: not repeated.
-    assert base.names == ["on-call", "incident-response"] and deps == []
+    # on-call depends on incident-response, which this prompt does not route to: added, after it.
+    assert base.names == ["on-call"]
+    assert [(r.name, r.dependency_of) for r in deps] == [("incident-response", "on-call")]
+    # A prompt that routes to incident-response already does not get it again.
+    both = "handing over the on-call pager mid-incident"
+    assert plain.route(both).names == ["on-call", "incident-response"]
+    assert [(r.name, r.dependency_of) for r in expanded.route(both).routes] == [
+        ("on-call", None), ("incident-response", None)]
     # A migration depends on deployment, which it does not route to: added, after it.
     prompt = "write a migration that adds a non-null column to the orders table"
     assert plain.route(prompt).names == ["database-migrations"]
