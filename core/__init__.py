@@ -6,8 +6,9 @@ numeric stack that routing needs.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hook's client imports this package for __version__ alone
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -38,4 +39,6 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'gov.core' has no attribute {name!r}")
+    import importlib
+
     return getattr(importlib.import_module(module), name)

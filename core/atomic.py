@@ -21,20 +21,22 @@ def _mode_for(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str], *, parents: bool = True) -> Iterator[BinaryIO]:
+def atomic_writer(path: str | os.PathLike[str], *, parents: bool = True,
+                  mode: int | None = None) -> Iterator[BinaryIO]:
     """Yield a temp file beside ``path``; on success fsync and rename it over ``path``.
 
     Missing folders are created unless ``parents`` is false (then ``FileNotFoundError``). A
     new file gets the permissions any program would give it (0666 less the umask), a
-    replaced one keeps its own. On any failure (including KeyboardInterrupt) the temp file
-    is removed and the previous file at ``path`` is left untouched.
+    replaced one keeps its own; ``mode`` (0o600 for private state) overrides both. On any
+    failure (including KeyboardInterrupt) the temp file is removed and the previous file at
+    ``path`` is left untouched.
     """
     target = Path(path)
     if parents:
         target.parent.mkdir(parents=True, exist_ok=True)
     elif not target.parent.is_dir():
         raise FileNotFoundError(2, "No such directory", str(target.parent))
-    mode = _mode_for(target)
+    mode = _mode_for(target) if mode is None else mode
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, mode)
@@ -49,7 +51,8 @@ def atomic_writer(path: str | os.PathLike[str], *, parents: bool = True) -> Iter
         raise
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bool = True) -> None:
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes, *, parents: bool = True,
+                       mode: int | None = None) -> None:
     """Write ``data`` to ``path`` atomically (see ``atomic_writer``)."""
-    with atomic_writer(path, parents=parents) as handle:
+    with atomic_writer(path, parents=parents, mode=mode) as handle:
         handle.write(data)

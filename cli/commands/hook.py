@@ -1,32 +1,56 @@
-"""``gov hook claude-code|codex``: the UserPromptSubmit hook, which never blocks a prompt.
+"""``gov hook HARNESS``: the hook on every prompt and tool call, which never blocks a turn.
 
-It runs on every prompt a person types, so it parses its own arguments (typer's usage
-errors exit 2, which a harness may treat as "block the turn"), imports nothing heavy
-before it knows it must route in-process, asks the warm server first, and whatever goes
-wrong exits 0 with nothing on stdout and one line on stderr.
+It runs on every prompt a person types (and, for read tracking, after every tool call), so
+this module is the whole of the hook process's fast path: it imports nothing Python has
+not loaded at start-up but ``_socket``, reads stdin as bytes, hands argv, stdin and a few
+environment variables to the warm server (which parses, routes, remembers and renders the
+harness's output itself; :mod:`gov.core.serving.hook_service`), and prints what comes
+back. Only when no server answers does it import the library and run the same turn
+in-process (:func:`gov.core.serving.hook_turn.run`), starting the server for next time.
+Whatever goes wrong it exits 0 with nothing on stdout and at most one line on stderr;
+it parses its own arguments, as typer's usage errors exit 2, which a harness may treat
+as "block the turn".
 """
 
-from __future__ import annotations
-
-import contextlib
 import os
 import sys
-import time
-from typing import Any
 
-HARNESSES = ("claude-code", "codex")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO, TextIO
+
 MAX_STDIN = 4 * 1024 * 1024
+MAGIC = b"GOVHOOK1"  # gov.core.serving.hook_service.MAGIC: the framing is documented there
+ENV_KEYS = ("GOV_INDEX", "GOV_TELEMETRY_PATH")
 
-HELP = """usage: gov hook {claude-code|codex} [-i INDEX] [--operating-point FILE] [--serve auto|never]
+HELP = """usage: gov hook {claude-code|codex|gemini|copilot|cursor} [-i INDEX] [--operating-point FILE] [--serve auto|never] [--no-session-memory]
 
-The UserPromptSubmit hook: reads the harness's JSON payload on stdin, routes its prompt,
-and prints {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-"additionalContext": "..."}} only when a document governs the prompt. It always exits 0;
-problems are one line on stderr.
+The harness hook: reads the harness's JSON payload on stdin and acts on its event, the
+same command for every event of one harness:
+
+  prompt (UserPromptSubmit; Gemini CLI: BeforeAgent)  routes the prompt and prints the
+      harness's context object, {"hookSpecificOutput": {"hookEventName": ...,
+      "additionalContext": "..."}}, only when a document governs the prompt. Within a
+      session a document already pasted is named again in a few bytes ("still applies").
+  session start (Copilot, Cursor)  these cannot add context per prompt: prints the
+      corpus's document names and how to ask gov, once per session.
+  tool use (PostToolUse; Gemini CLI: AfterTool)  notes whether the agent opened a
+      document gov routed earlier in the session (gov show NAME, a read of its file,
+      get_policy or gov://documents/NAME over MCP) as a telemetry read event, with only
+      names the index knows, the session's id hashed, and turns and seconds since the
+      route; prints nothing.
+  compaction, or a session start after clear or compact  session memory pastes in full
+      again.
+
+It always exits 0; problems are one line on stderr (none for tool events, which fire
+on every tool call).
 
   -i, --index FILE          index (default: $GOV_INDEX, else .gov/index under the payload's cwd)
   --operating-point FILE    operating point JSON
   --serve auto|never        use the warm server, starting it on demand (auto, the default)
+  --no-session-memory       paste every route in full on every turn
+
+Settings for each harness are in examples/harness/.
 
 Example:
 
@@ -37,171 +61,156 @@ Example:
 """
 
 
-class HookProblem(Exception):
-    """A reason the hook does nothing this turn (reported on stderr, never blocking)."""
+def _process_start() -> float:
+    """When this process started, on the ``perf_counter`` clock (a monotonic clock shared by
+    every process, so the server can time the turn); now, where /proc cannot say."""
+    import time
 
-    def __init__(self, message: str, failure_class: str = "input") -> None:
-        super().__init__(message)
-        self.failure_class = failure_class
+    now = time.perf_counter()
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            stat = handle.read()
+        ticks = int(stat[stat.rindex(b")") + 2 :].split()[19])
+        elapsed = time.clock_gettime(time.CLOCK_BOOTTIME) - (ticks + 0.5) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - elapsed if 0 <= elapsed < 60 else now
 
 
-def parse_args(argv: list[str]) -> dict[str, Any] | None:
-    """Options as a dict, or None when help was asked for."""
-    if any(arg in ("-h", "--help") for arg in argv):
+def _runtime_dir() -> "str | None":
+    """The warm server's folder (as ``protocol.runtime_dir`` finds it), if it is safely ours.
+    None means: let the full client decide (it also creates and repairs the folder)."""
+    environ = os.environ
+    folder = environ.get("GOV_RUNTIME_DIR")
+    if not folder:
+        xdg = environ.get("XDG_RUNTIME_DIR")
+        if xdg:
+            folder = os.path.join(xdg, "gov")
+        else:
+            tmp = environ.get("TMPDIR") or environ.get("TEMP") or environ.get("TMP") or "/tmp"
+            folder = os.path.join(tmp, f"gov-{os.getuid()}")
+    try:
+        info = os.lstat(folder)
+    except OSError:
         return None
-    options: dict[str, Any] = {"harness": None, "index": None, "point": None, "serve": "auto"}
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        key, _, inline = arg.partition("=")
-        if key in ("-i", "--index", "--operating-point", "--serve"):
-            value = inline if inline else (args.pop(0) if args else None)
-            if value is None:
-                raise HookProblem(f"{key} needs a value")
-            if key == "--serve":
-                if value not in ("auto", "never"):
-                    raise HookProblem("--serve must be auto or never")
-                options["serve"] = value
-            else:
-                options["index" if key in ("-i", "--index") else "point"] = value
-        elif arg in HARNESSES and options["harness"] is None:
-            options["harness"] = arg
-        else:
-            raise HookProblem(f"unknown argument {arg!r} (see gov hook --help)")
-    if options["harness"] is None:
-        raise HookProblem("name the harness: gov hook claude-code, or gov hook codex")
-    return options
+    if info.st_mode & 0o170000 != 0o040000 or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None
+    return folder
 
 
-def read_payload(stream: Any) -> dict[str, Any]:
-    import json  # not orjson: its import alone costs a warm turn about 10 ms
+def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, bytes] | None":
+    """(stdout, stderr) of the turn as the warm server ran it; None when it did not."""
+    folder = _runtime_dir()
+    if folder is None:
+        return None
+    from gov.core.serving import identity  # binascii and gov's version: no more
+    fields = [b"start=" + repr(start).encode(), b"cwd=" + os.fsencode(os.getcwd())]
+    for key in ENV_KEYS:
+        value = os.environ.get(key)
+        if value:
+            fields.append(b"env:" + key.encode() + b"=" + os.fsencode(value))
+    fields += [b"arg=" + os.fsencode(arg) for arg in argv]
+    request = MAGIC + b"\0" + str(len(fields)).encode() + b"\0" + b"".join(
+        field + b"\0" for field in fields) + data
+    import _socket
 
-    data = stream.read(MAX_STDIN + 1)
-    if not data or not data.strip():
-        raise HookProblem("empty stdin: expected the harness's UserPromptSubmit JSON")
-    if len(data) > MAX_STDIN:
-        raise HookProblem(f"stdin is over {MAX_STDIN} bytes; not routing this prompt")
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        payload = json.loads(data, parse_constant=_no_constant)
-    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, NaN, absurd nesting
-        raise HookProblem("stdin is not valid JSON") from None
-    if not isinstance(payload, dict):
-        raise HookProblem("stdin must be a JSON object")
-    if not isinstance(payload.get("prompt"), str):
-        raise HookProblem("payload field 'prompt' is missing or not a string")
-    try:
-        payload["prompt"].encode("utf-8")
-    except UnicodeEncodeError:
-        raise HookProblem("payload field 'prompt' is not valid Unicode (a lone surrogate)") from None
-    return payload
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def index_for(options: dict[str, Any], payload: dict[str, Any]) -> str:
-    from gov.core.index.locate import default_index
-
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    base = cwd or os.getcwd()
-    path = options["index"] or default_index(base)
-    return os.path.abspath(os.path.join(base, path))
-
-
-def route(options: dict[str, Any], index_path: str, prompt: str) -> tuple[Any, int]:
-    """The answer from the warm server, else from routing in-process; and the attempts."""
-    from gov.core.routing.answer import RouteAnswer
-
-    point = os.path.abspath(options["point"]) if options["point"] else None
-    if not os.path.isfile(index_path):
-        from gov.core.index.locate import no_index
-
-        raise HookProblem(str(no_index(index_path, corpus_option=False)), "index_load")
-    if point is not None and not os.path.isfile(point):
-        raise HookProblem(f"operating point {point} not found", "index_load")
-    attempts = 0
-    if options["serve"] != "never":
-        from gov.core.serving import protocol
-
-        attempts += 1
-        served = protocol.request(
-            {"op": "route", "index": index_path, "prompt": prompt, "operating_point": point},
-            timeout=float(os.environ.get("GOV_SERVE_TIMEOUT", "1.5")),
-        )
-        if served is not None:
-            try:
-                return RouteAnswer.from_wire(served), attempts
-            except (KeyError, TypeError, ValueError):
-                pass  # not an answer: route in-process
-        else:
-            protocol.spawn_server()
-    attempts += 1
-    from gov.core.routing.indexes import load_index
-    from gov.core.routing.point import load_operating_point
-
-    loaded = load_index(index_path, operating_point=load_operating_point(point) if point else None)
-    return loaded.route(prompt, record=False), attempts
-
-
-def run(argv: list[str], stdin: Any, stdout: Any, start: float) -> None:
-    from gov.core import telemetry
-    from gov.core.serving.hook_context import MIN_PROMPT_CHARS, hook_output, render
-
-    record = telemetry.attempt("hook", start=start)
-    try:
-        options = parse_args(argv)
-        if options is None:
-            stdout.write(HELP.encode())
-            return
-        payload = read_payload(stdin)
-        prompt = payload["prompt"]
-        if len(prompt.strip()) < MIN_PROMPT_CHARS:
-            record.result([])
-            return
-        index_path = index_for(options, payload)
-        answer, attempts = route(options, index_path, prompt)
-        record.attempts = attempts
-        record.answered(answer)
-        if answer.routes:
-            import json
-
-            cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-            shown = index_path if options["index"] or os.environ.get("GOV_INDEX") else None
-            text = json.dumps(hook_output(render(answer, cwd, shown)), ensure_ascii=False,
-                              separators=(",", ":"))
-            stdout.write(text.encode("utf-8") + b"\n")  # a lone surrogate raises: no output
-            stdout.flush()
-    except BaseException as exc:
-        failure = getattr(exc, "failure_class", None)
-        record.fail(failure if isinstance(failure, str) else exc)
-        raise
+        sock.settimeout(float(os.environ.get("GOV_SERVE_TIMEOUT") or 1.5))
+        sock.connect(os.path.join(folder, identity.stem() + ".sock"))
+        sock.sendall(request)
+        sock.shutdown(_socket.SHUT_WR)
+        chunks = []
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
     finally:
-        record.close()
+        sock.close()
+    magic, status, signed, stderr, stdout = b"".join(chunks).split(b"\0", 4)
+    if magic != MAGIC or status != b"ok" or signed != identity.signature():
+        return None  # garbage, or another installation's or version's server
+    return stdout, stderr
 
 
-def main(argv: list[str], stdin: Any = None, stdout: Any = None, stderr: Any = None) -> int:
+def _serve_never(argv: "list[str]") -> bool:
+    for i, arg in enumerate(argv):
+        if arg == "--serve=never" or (arg == "--serve" and argv[i + 1 : i + 2] == ["never"]):
+            return True
+    return False
+
+
+def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO | None" = None,
+         stderr: "TextIO | None" = None) -> int:
     """Run the hook; always return 0."""
-    start = time.perf_counter()
-    with contextlib.suppress(Exception):  # timing is best effort
-        from gov.core.telemetry.attempt import process_start
-
-        start = process_start() or start
+    start = _process_start()
+    err = stderr or sys.stderr
     try:
-        run(argv, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer, start)
-    except BaseException as exc:  # a hook must never block the prompt
-        message = str(exc) if isinstance(exc, HookProblem) or hasattr(exc, "exit_code") else (
-            f"{type(exc).__name__}: {exc}")
-        first = message.splitlines()[0] if message else type(exc).__name__
-        with contextlib.suppress(Exception):
-            from gov.core.sanitize import clean  # the message may quote a crafted file
-
-            first = clean(first, 2000)
-            (stderr or sys.stderr).write(f"gov hook: {first}\n")
+        if any(arg in ("-h", "--help") for arg in argv):
+            (stdout or sys.stdout.buffer).write(HELP.encode())
+            return 0
+        data = (stdin or sys.stdin.buffer).read(MAX_STDIN + 1)
+        asked = not _serve_never(argv)
+        if asked:
+            try:
+                served = _ask_server(argv, data, start)
+            except (OSError, ValueError):
+                served = None
+            if served is not None:
+                out = stdout or sys.stdout.buffer
+                if served[0]:
+                    out.write(served[0])
+                    out.flush()
+                if served[1]:
+                    err.write(served[1].decode("utf-8", "replace") + "\n")
+                return 0
+        _in_process(argv, data, start, stdout or sys.stdout.buffer, err, asked)
+    except BaseException as exc:  # a hook must never block the turn
+        try:
+            first = (str(exc).splitlines() or [""])[0] or type(exc).__name__
+            err.write(f"gov hook: {type(exc).__name__}: {first}\n")
+        except Exception:  # nowhere left to say it
+            pass
     return 0
 
 
-def register(app: Any) -> None:
+def _in_process(argv: "list[str]", data: bytes, start: float, stdout: "BinaryIO", stderr: "TextIO",
+                asked: bool) -> None:
+    """The turn without a server: the same function the server runs, in this process."""
+    from gov.core import telemetry
+    from gov.core.serving import hook_turn
+    from gov.core.telemetry.sinks import block_otel
+
+    block_otel()  # the warm server exports; this process must not wait to
+    files = None
+    if telemetry.active_sink() is not None:  # read tracking needs the session's routes
+        from gov.core.serving.hook_service import session_folder
+        from gov.core.serving.sessions import SessionFiles
+
+        try:
+            files = SessionFiles(session_folder())
+        except Exception:  # an unsafe runtime folder: no read tracking this turn
+            files = None
+    backend = hook_turn.InProcess(attempts=2 if asked else 1, files=files)
+    turn = hook_turn.run(argv, data, cwd=os.getcwd(), environ=os.environ, start=start,
+                         backend=backend)
+    try:
+        if turn.stdout:
+            stdout.write(turn.stdout)
+            stdout.flush()
+        if turn.stderr:
+            stderr.write(turn.stderr + "\n")
+    finally:
+        turn.finish()
+        backend.save_sessions()
+    if asked and backend.used:
+        from gov.core.serving import protocol
+
+        protocol.spawn_server()  # next turn goes to the warm server
+
+
+def register(app: "Any") -> None:
     """List ``hook`` in ``gov --help`` and completions; the console script runs it lean."""
     import typer
 
@@ -209,6 +218,6 @@ def register(app: Any) -> None:
         raise typer.Exit(main(list(ctx.args)))
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
-    app.command("hook", help=HELP, short_help="The UserPromptSubmit hook for Claude Code and Codex.",
+    app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, notes which routed documents the agent read.",
                 context_settings={"ignore_unknown_options": True,
-                                                     "allow_extra_args": True})(hook_command)
+                                  "allow_extra_args": True})(hook_command)

@@ -115,22 +115,45 @@ def route_command(
     source = _open_input(input_path) if input_path is not None else sys.stdin.buffer
     items = ([Item(1, {"prompt": prompt}, None)] if prompt is not None
              else parse_text(source) if text else parse_jsonl(source))
+    # One event per row. A one-shot prompt is timed from process start ("cli"); a streamed
+    # row gets its share of its batch, from the batch's start to its last row written
+    # ("cli-stream"), so batch figures stay per prompt and apart from one-shot ones.
+    adapter: telemetry.Adapter = "cli" if prompt is not None else "cli-stream"
+    batch: list[telemetry.Attempt] = []
+
+    def close_batch() -> None:
+        if batch:
+            share = telemetry.delivered_ms(batch[0].start) / len(batch)
+            for pending in batch:
+                pending.stop(share if adapter == "cli-stream" else None)
+                pending.close()
+            batch.clear()
+
     for routed in stream(loaded, items, batch_size=batch_size, explain=explain):
         batch_start = start if prompt is not None else routed.started
+        if batch and batch[0].start != batch_start:
+            close_batch()
+        attempt = telemetry.attempt(adapter, start=batch_start)
+        batch.append(attempt)
         if routed.answer is not None:
             if not routed.answer.routes:
                 abstained += 1
-            with telemetry.attempt("cli", start=batch_start) as attempt:
-                attempt.answered(routed.answer)
+            attempt.answered(routed.answer)
+            try:
                 writer.write(routed.row())
+            except BaseException as exc:
+                attempt.fail(exc)
+                close_batch()
+                raise
         else:
             failed_rows += 1
-            with telemetry.attempt("cli", start=batch_start) as bad:
-                bad.fail("input")
+            attempt.fail("input")
             writer.write(routed.row())
             if on_error is OnError.fail:
+                close_batch()
                 writer.close()
                 raise InputError(f"stdin line {routed.item.line}: {routed.item.problem}")
+    close_batch()
     writer.close()
     if loaded.degraded:
         conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")

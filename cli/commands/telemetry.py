@@ -30,14 +30,17 @@ Example:
     gov telemetry report --since 7d -i .gov/index
 """
 
-REPORT_HELP = """Summarize a telemetry log: outcomes, failures, latency, documents, days.
+REPORT_HELP = """Summarize a telemetry log: outcomes, failures, latency, documents, reads, days.
 
 Reads FILE (default: $GOV_TELEMETRY_PATH), or stdin with '-'. Shows the counts and shares
 of routed, abstained, failed (by class) and degraded attempts; delivered latency p50,
-p90 and p99 and the warm route p50; the most-routed documents; and, given the index
-(-i) or the corpus (--corpus), the documents NEVER ROUTED. Torn or foreign lines are
-counted and skipped. Exits 1 when there are no events: no events is not the same as
-healthy.
+p90 and p99 and the warm route p50, overall and per adapter; the most-routed documents;
+whether the agent read what was routed (read after routing, read unrouted, routed but
+never read, the read rate per document and per day) and a short list of what to fix; and,
+given the index (-i) or the corpus (--corpus), the documents NEVER ROUTED. With -i only
+that index's events count (--all-indexes: every index's). Torn or foreign
+lines are counted and skipped. Exits 1 when there are no events: no events is not the
+same as healthy.
 
 Example:
 
@@ -88,6 +91,10 @@ def report_command(
     top: Annotated[
         int, typer.Option("--top", min=1, max=1000, help="How many most-routed documents.")
     ] = 10,
+    all_indexes: Annotated[
+        bool, typer.Option("--all-indexes", help="With -i, count every index's events, not only "
+                                                 "that index's.")
+    ] = False,
     *,
     view: options.Output,
 ) -> int:
@@ -99,9 +106,10 @@ def report_command(
         start = parse_since(since) if since is not None else None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    names = _document_names(index, corpus)
+    names, fingerprint = _document_names(index, corpus)
     with _log_stream(log) as stream:
-        report = summarize(stream, names=names, since=start, top=top)
+        report = summarize(stream, names=names, since=start, top=top,
+                           fingerprint=None if all_indexes else fingerprint)
     reporters.report(view.format, ReportView(report))
     return 0 if report["events"] else 1
 
@@ -119,16 +127,20 @@ class ReportView:
         _draw(console, self.report)
 
 
-def _document_names(index: Path | None, corpus: Path | None) -> list[str] | None:
+def _document_names(index: Path | None, corpus: Path | None) -> tuple[list[str] | None, str | None]:
+    """The corpus's document names and fingerprint (which index's events to count)."""
     if index is not None:
+        from gov.core.index.fileformat import read_header
         from gov.core.index.stored import read_document_names
 
-        return read_document_names(index)
+        corpus_header = read_header(index).get("corpus") or {}
+        return read_document_names(index), corpus_header.get("fingerprint")
     if corpus is not None:
         from gov.core.corpus.reader import load_corpus
 
-        return [doc.name for doc in load_corpus([corpus], warn=conventions.warn).documents]
-    return None
+        loaded = load_corpus([corpus], warn=conventions.warn)
+        return [doc.name for doc in loaded.documents], None  # names only: any index's events
+    return None, None
 
 
 @contextlib.contextmanager
@@ -225,6 +237,11 @@ def _draw(out: Console, report: dict[str, Any]) -> None:
         row = latency[key]
         table.add_row(label, _count(row["count"]), _ms(row["p50"]), _ms(row["p90"]),
                       _ms(row["p99"]), _ms(row["max"]))
+    if len(latency["by_adapter"]) > 1:
+        for adapter, rows in latency["by_adapter"].items():
+            row = rows["delivered"]
+            table.add_row(f"  delivered, {adapter}", _count(row["count"]), _ms(row["p50"]),
+                          _ms(row["p90"]), _ms(row["p99"]), _ms(row["max"]))
     out.print(table)
     if latency["warm_share_of_delivered_p50"] is not None:
         out.print(f"Warm routing is {latency['warm_share_of_delivered_p50']:.1%} of delivered "
@@ -256,7 +273,45 @@ def _draw(out: Console, report: dict[str, Any]) -> None:
                   + ", ".join(shown(name) for name in documents["not_in_corpus"][:20])
                   + (" …" if len(documents["not_in_corpus"]) > 20 else ""))
     out.print()
+    _draw_reads(out, report)
     _draw_notes(out, report)
+
+
+def _draw_reads(out: Console, report: dict[str, Any]) -> None:
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    reads = report["reads"]
+    overall = reads["overall"]
+    if not overall["routed"] and not overall["read_unrouted"]:
+        return
+    delay = reads["delay"]
+    out.print(f"[bold]Was the route read?[/] {_count(overall['read_after_routing'])} of "
+              f"{_count(overall['routed'])} route episodes read ({_pct(overall['read_rate'])}); "
+              f"{_count(overall['routed_never_read'])} never read; "
+              f"{_count(overall['read_unrouted'])} unrouted reads (a document opened in a session "
+              "where gov had not routed it)"
+              + (f"; read {delay['turns_p50']} turns / {delay['seconds_p50']:.0f} s after the "
+                 "route (median)" if delay["turns_p50"] is not None
+                 and delay["seconds_p50"] is not None else ""))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, title="Read rate per document",
+                  title_justify="left")
+    for column in ("document", "routed", "read", "never read", "read unrouted", "read rate"):
+        table.add_column(column, justify="left" if column == "document" else "right")
+    for row in reads["documents"][:20]:
+        table.add_row(escape(row["name"]), _count(row["routed"]),
+                      _count(row["read_after_routing"]), _count(row["routed_never_read"]),
+                      _count(row["read_unrouted"]), _pct(row["read_rate"]))
+    out.print(table)
+    if len(reads["days"]) > 1:
+        out.print("Read rate per day: " + ", ".join(
+            f"{day['day']} {_pct(day['read_rate'])}" for day in reads["days"][-PICTURE_DAYS:]))
+    if report["fix"]:
+        out.print("[bold]What to fix[/]")
+        for number, item in enumerate(report["fix"], start=1):
+            out.print(f"  {number}. {escape(item['name'])}: {item['message']}")
+    out.print()
 
 
 def _draw_histogram(out: Console, buckets: list[dict[str, Any]]) -> None:

@@ -272,9 +272,11 @@ class Router:
 
         if not telemetry.enabled():
             return
+        share = telemetry.delivered_ms(started) / max(len(answers), 1)  # per prompt
         for answer in answers:
             with telemetry.attempt("library", start=started) as attempt:
                 attempt.answered(answer)
+                attempt.stop(share)
 
     # -- scoring for calibration ------------------------------------------------------------
     def score_many(self, prompts: Sequence[str]

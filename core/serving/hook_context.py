@@ -6,7 +6,10 @@ whole document, and the degraded and divergence notices — and it stays within
 that came from a file passes :func:`gov.core.sanitize.clean` (no control or invisible
 characters, capped), and it names a file only when the router vouched for it
 (:mod:`gov.core.routing.sources`); otherwise it says how to read the document from the
-index: ``gov show NAME -i INDEX``.
+index: ``gov show NAME -i INDEX``. Within a session, a document already pasted is named
+again in a few bytes ("still applies: NAME"). Where a harness cannot add context per
+prompt, :func:`catalogue` is what it gets at session start: the corpus's document names
+and how to ask gov, within :data:`CATALOGUE_MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
+CATALOGUE_MAX_BYTES = 2048
 MIN_PROMPT_CHARS = 12
 MAX_NAME = MAX_NAME_LENGTH  # a longer name is no document's (the reader's rule)
 
@@ -40,6 +44,18 @@ def _shown_path(path: str, cwd: str | None) -> str:
     return path
 
 
+def _within(text: str, limit: int) -> str:
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    return text.encode("utf-8")[: limit - 3].decode("utf-8", errors="ignore") + "…"
+
+
+def still_applies(names: list[str]) -> str:
+    """The few bytes that name documents already in the agent's context this session."""
+    return _within("gov: still applies: " + ", ".join(clean(name, MAX_NAME) for name in names)
+                   + ".", MAX_BYTES)
+
+
 def _safe_path(path: str, cwd: str | None) -> str | None:
     """``path`` as shown (relative to ``cwd`` when inside it), or ``None`` when it holds a
     character that cleaning would change (pointing at a different file is worse than none)."""
@@ -47,19 +63,31 @@ def _safe_path(path: str, cwd: str | None) -> str | None:
     return shown if clean(shown) == shown else None
 
 
-def render(answer: RouteAnswer, cwd: str | None = None, index: str | None = None) -> str:
-    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8; ``index``
-    (the index routed with) goes into the ``gov show`` command it suggests."""
-    routes = answer.routes
+def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = frozenset(),
+           index: str | None = None, notices: bool = True) -> str:
+    """The context paragraph for a routed answer, at most MAX_BYTES of UTF-8.
+
+    Routes named in ``kept`` were pasted in full earlier in the session: they are only
+    named ("still applies"), and when every route is kept that is the whole paragraph.
+    ``index`` (the index routed with, when it is not the one gov finds by default) goes
+    into the ``gov show`` command it suggests. ``notices``: whether to say the corpus's
+    divergence notices (a session hears them once).
+    """
+    routes = [route for route in answer.routes if route.name not in kept]
+    repeated = [route.name for route in answer.routes if route.name in kept]
+    if not routes:
+        return still_applies(repeated)
+    tail = (" Still applies: " + ", ".join(clean(name, MAX_NAME) for name in repeated)
+            + ".") if repeated else ""
     sources = answer.sources
     shown_index = _safe_path(index, cwd) if index else None
     show = "gov show NAME" + (f" -i {shlex.quote(shown_index)}" if shown_index else "")
-    notices: list[str] = []
+    said: list[str] = []
     if answer.degraded:
-        notices.append("Routing used words only (the embedding model was unavailable), so "
-                       "these matches are weaker than usual.")
-    for reason in answer.notices:
-        notices.append(f"Routing may be off for this corpus: {reason}.")
+        said.append("Routing used words only (the embedding model was unavailable), so "
+                    "these matches are weaker than usual.")
+    for reason in answer.notices if notices else ():
+        said.append(f"Routing may be off for this corpus: {reason}.")
     for evidence_limit, path_limit, notice_limit in ((160, 160, 240), (90, 100, 160),
                                                      (50, 60, 100), (0, 0, 60), (0, 0, 0)):
         items = []
@@ -79,15 +107,36 @@ def render(answer: RouteAnswer, cwd: str | None = None, index: str | None = None
             f"Read each one in full before acting: run `{show}`"
             + (" or open " + ", ".join(how) if how else "")
             + ". Follow them where they apply; ignore a match that is plainly unrelated."
+            + tail
         )
         if notice_limit:
-            text += "".join(" " + _clip(notice, notice_limit) for notice in notices)
-        elif notices and evidence_limit == 0 and path_limit == 0:
+            text += "".join(" " + _clip(notice, notice_limit) for notice in said)
+        elif said and evidence_limit == 0 and path_limit == 0:
             text += " Notices apply; see `gov route --format text`."
         if len(text.encode("utf-8")) <= MAX_BYTES:
             return text
-    encoded = text.encode("utf-8")[: MAX_BYTES - 3]
-    return encoded.decode("utf-8", errors="ignore") + "…"
+    return _within(text, MAX_BYTES)
+
+
+def catalogue(names: list[str]) -> str:
+    """Session-start context for a harness that cannot add context per prompt: the corpus's
+    document names and how to ask gov, at most CATALOGUE_MAX_BYTES of UTF-8."""
+    head = "gov: this project's team documents (policies and skills): "
+    ask = ("This harness cannot hand gov each prompt, so before acting on a request one of "
+           "them may govern, read it in full: run `gov show NAME`, or `gov route \"PROMPT\"` "
+           "to be told which govern it (the gov MCP server offers the same as route_policies "
+           "and get_policy). Follow them where they apply.")
+    shown: list[str] = []
+    budget = CATALOGUE_MAX_BYTES - len((head + ask).encode("utf-8")) - 40
+    for name in names:
+        cost = len(_clip(name, 80).encode("utf-8")) + 2
+        if cost > budget:
+            break
+        shown.append(_clip(name, 80))
+        budget -= cost
+    rest = len(names) - len(shown)
+    listed = ", ".join(shown) + (f", and {rest} more" if rest else "")
+    return _within(head + listed + ". " + ask, CATALOGUE_MAX_BYTES)
 
 
 def hook_output(context: str) -> dict[str, Any]:

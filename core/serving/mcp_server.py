@@ -2,8 +2,12 @@
 
 Tools: ``route_policies`` (at most two names with score and evidence, never rule text),
 ``get_policy`` (a whole document, by a name the index holds), ``create_card``,
-``validate_card`` and ``verify_card``. Every tool publishes an ``outputSchema`` and
-answers with ``structuredContent``, so a client can rely on the shape.
+``validate_card`` and ``verify_card``. Every tool publishes an ``outputSchema``, answers
+with ``structuredContent`` (and its JSON text), and is annotated read-only, idempotent and
+closed-world; the documents are also resources, ``gov://documents/NAME``
+(:mod:`gov.core.serving.mcp_resources`). The SDK serves every revision a client asks for:
+2026-07-28 to a client that probes ``server/discover``, 2025-11-25 or 2025-06-18 to one
+that sends ``initialize`` (``docs/mcp.md`` says which a client gets, and why).
 
 No path a client sends ever reaches the file system: documents are looked up by exact
 name in the index, and their text comes from the index file loaded at start-up; a card
@@ -33,6 +37,7 @@ from gov.core.cards.validate import check_card
 from gov.core.cards.verify import verify
 from gov.core.encode.bundle import DEFAULT_MODEL_ID
 from gov.core.errors import GovError
+from gov.core.serving import mcp_resources
 
 if TYPE_CHECKING:
     from gov.core.routing.router import Router as Index
@@ -158,6 +163,19 @@ class PolicyTools:
                 routes=[RouteOut(name=r.name, score=round(r.score, 6), why=r.why) for r in routes],
                 degraded=answer.degraded is not None,
             )
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self._names
+
+    def text(self, name: str) -> str:
+        """A document's whole text, from the index (only names it holds reach here)."""
+        return self.index.text(name)
+
+    def describe(self, name: str) -> str:
+        """A resource's description: when the document applies (its trigger), in brief."""
+        trigger = " ".join(str(self.index.document(name).trigger or "").split())
+        return (trigger[:197] + "...") if len(trigger) > 200 else trigger
 
     def get_policy(self, name: str) -> PolicyOut:
         """The whole document named ``name``; only names in the index, matched exactly."""
@@ -331,7 +349,9 @@ def build_server(tools: PolicyTools) -> Any:
     verify_card = _card_tool("verify_card", tools.verify_card, VerifyCardOut, fix)
 
     for tool in (route_policies, get_policy, create_card, validate_card, verify_card):
-        server.add_tool(tool, description=DESCRIPTIONS[tool.__name__])
+        server.add_tool(tool, description=DESCRIPTIONS[tool.__name__],
+                        annotations=mcp_resources.tool_annotations(tool.__name__))
+    mcp_resources.add_documents(server, sorted(tools.names), tools.text, tools.describe)
     for name in card_tools.ARGUMENTS:
         _advertise_required(server, name)
     return server

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gov.core.errors import GovError
+from gov.core.serving import identity as ident
 
 MAX_MESSAGE = 8 * 1024 * 1024
 DEFAULT_IDLE_SECONDS = 30 * 60
@@ -75,27 +76,15 @@ def check_private(folder: Path) -> None:
         os.chmod(folder, 0o700)
 
 
-_IDENTITY: dict[str, str] = {}
-
-
 def identity() -> dict[str, str]:
-    """This installation and version: ``installation`` hashes where this gov and its Python
-    environment live (two virtual environments differ), ``version`` is gov's."""
-    if not _IDENTITY:
-        import hashlib
-
-        from gov.core import __version__
-
-        where = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        digest = hashlib.sha256(f"{sys.prefix}\0{where}".encode("utf-8", "surrogatepass"))
-        _IDENTITY.update(installation=digest.hexdigest()[:12], version=__version__)
-    return dict(_IDENTITY)
+    """This installation and version (:mod:`gov.core.serving.identity`): ``installation``
+    names where this gov and its Python environment live (two virtual environments
+    differ), ``version`` is gov's."""
+    return {"installation": ident.installation(), "version": ident.version()}
 
 
-def _stem(who: dict[str, str] | None = None) -> str:
-    who = who or identity()
-    version = "".join(c if c.isalnum() or c in ".-" else "_" for c in who["version"])
-    return f"serve-{who['installation']}-{version}"
+def _stem(named: dict[str, str] | None = None) -> str:
+    return ident.stem(named)
 
 
 def socket_name() -> str:

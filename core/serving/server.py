@@ -24,6 +24,7 @@ from typing import Any
 
 from gov.core import __version__
 from gov.core.errors import GovError
+from gov.core.serving import hook_service
 from gov.core.serving.protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
@@ -116,6 +117,10 @@ class _Handler(socketserver.BaseRequestHandler):
         state.requests += 1
         sock: socket.socket = self.request
         sock.settimeout(10)
+        if hook_service.is_hook_request(sock):  # a hook turn: the server renders its stdout
+            hook_service.answer(state, sock)
+            state.last_request = time.monotonic()
+            return
         try:
             message = read_message(sock)
         except (OSError, ValueError) as exc:

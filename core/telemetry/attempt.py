@@ -25,7 +25,10 @@ nothing. Code that must not raise, like the hook, uses the same object by hand::
     finally:
         t.close()
 
-Increase ``t.attempts`` when the adapter retries (reloading an index, say).
+Increase ``t.attempts`` when the adapter retries (reloading an index, say). A process
+that records for another one (the warm server answering a hook turn) passes that turn's
+``sink`` and calls :meth:`Attempt.stop` when the answer is ready, so the event is written
+after the answer is sent without counting the write in its latency.
 ``start`` is a :func:`time.perf_counter` reading: taken at process start for the CLI
 and the hook (:func:`process_start` gives the operating system's start time where it
 can), at request receipt for the server and MCP. :func:`delivered_ms` turns it into
@@ -43,7 +46,7 @@ from typing import Any, Literal
 
 from gov.core.errors import GovError
 from gov.core.telemetry.events import _STATS, Adapter
-from gov.core.telemetry.sinks import active_sink, record
+from gov.core.telemetry.sinks import Sink, active_sink, otel_wanted, record
 
 # --- timing -------------------------------------------------------------------------
 
@@ -84,15 +87,28 @@ def process_start() -> float | None:
 class Attempt:
     """One route attempt, recorded when it closes. See the module docstring for use."""
 
-    __slots__ = ("_closed", "_failure", "_result", "adapter", "attempts", "start")
+    __slots__ = ("_closed", "_failure", "_result", "_stopped", "adapter", "attempts", "session",
+                 "sink", "start")
 
-    def __init__(self, adapter: Adapter, start: float | None = None) -> None:
+    def __init__(self, adapter: Adapter, start: float | None = None,
+                 sink: Sink | None = None) -> None:
         self.adapter = adapter
         self.start = time.perf_counter() if start is None else start
+        self.sink = sink
         self.attempts = 1
+        self.session: str | None = None  # a session key (hashed), for the harness hook
         self._result: dict[str, Any] | None = None
         self._failure: str | None = None
+        self._stopped: float | None = None
         self._closed = False
+
+    def stop(self, took_ms: float | None = None) -> None:
+        """Freeze the delivered latency now (the answer is out), or at ``took_ms`` (a batch
+        row's share of its batch); :meth:`close` may come later."""
+        if took_ms is not None:
+            self._stopped = took_ms
+        elif self._stopped is None:
+            self._stopped = delivered_ms(self.start)
 
     def result(
         self,
@@ -138,7 +154,8 @@ class Attempt:
             return
         self._closed = True
         try:
-            if active_sink() is None:
+            sink = self.sink if self.sink is not None else active_sink()
+            if sink is None and not otel_wanted():
                 return
             if exc is not None and self._failure is None and not _clean_exit(exc):
                 if not isinstance(exc, Exception):
@@ -152,8 +169,9 @@ class Attempt:
                 fields = {"outcome": "routed" if context["routes"] else "abstained"}
             else:
                 return  # nothing was attempted
-            record(adapter=self.adapter, delivered_ms=delivered_ms(self.start),
-                   attempts=self.attempts, **fields, **context)
+            took = self._stopped if self._stopped is not None else delivered_ms(self.start)
+            record(sink, adapter=self.adapter, delivered_ms=took, attempts=self.attempts,
+                   session=self.session, **fields, **context)
         except Exception:  # telemetry must never cost a turn
             _STATS["invalid"] += 1
 
@@ -179,6 +197,7 @@ def _clean_exit(exc: BaseException) -> bool:
     return getattr(exc, "exit_code", None) == 0
 
 
-def attempt(adapter: Adapter, start: float | None = None) -> Attempt:
-    """Start recording one route attempt through ``adapter``; ``start`` defaults to now."""
-    return Attempt(adapter, start)
+def attempt(adapter: Adapter, start: float | None = None, sink: Sink | None = None) -> Attempt:
+    """Start recording one route attempt through ``adapter``; ``start`` defaults to now,
+    ``sink`` to the active one."""
+    return Attempt(adapter, start, sink)

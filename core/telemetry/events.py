@@ -1,9 +1,11 @@
-"""Route telemetry events: what one event may hold, checked field by field.
+"""Telemetry events: what one event may hold, checked field by field.
 
-A router that stopped working looks exactly like one that is appropriately quiet; events
-tell the two apart. They cannot collect secrets: an event holds enums, numbers, hashes
-and document names, and nothing else. There is no free-text field, so prompt text, paths
-and tokens have nowhere to go. Sinks are in :mod:`gov.core.telemetry.sinks`, the adapter
+A router that stopped working looks exactly like one that is appropriately quiet; route
+events tell the two apart. Read events tell a useful router from a useless one: whether
+the agent opened a document gov had routed to it in the same harness session. Neither can
+collect secrets: an event holds enums, numbers, hashes and document names, and nothing
+else. There is no free-text field, so prompt text, paths and tokens have nowhere to go;
+a session is the hash of its id. Sinks are in :mod:`gov.core.telemetry.sinks`, the adapter
 helper in :mod:`gov.core.telemetry.attempt`; ``gov.core.telemetry`` re-exports all three.
 """
 
@@ -16,21 +18,29 @@ from typing import Any, Literal
 
 from gov.core import __version__
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added kind, session, read events and the cli-stream adapter
 ENV_PATH = "GOV_TELEMETRY_PATH"
 
 Outcome = Literal["routed", "abstained", "failed"]
-Adapter = Literal["cli", "hook", "mcp", "server", "library"]
+Adapter = Literal["hook", "cli", "cli-stream", "mcp", "server", "library"]
+Via = Literal["show", "file", "mcp"]
 
 OUTCOMES: tuple[str, ...] = ("routed", "abstained", "failed")
 FAILURE_CLASSES: tuple[str, ...] = (
     "input", "corpus_load", "index_load", "index_build", "route", "render",
 )
-ADAPTERS: tuple[str, ...] = ("cli", "hook", "mcp", "server", "library")
+# cli: a one-shot `gov route PROMPT`; cli-stream: each row of `gov route` over a stream.
+ADAPTERS: tuple[str, ...] = ("hook", "cli", "cli-stream", "mcp", "server", "library")
+VIAS: tuple[str, ...] = ("show", "file", "mcp")
+KINDS: tuple[str, ...] = ("route", "read")
 FIELDS: tuple[str, ...] = (
-    "ts", "v", "outcome", "failure_class", "degraded", "corpus_size", "index_fingerprint",
-    "operating_point_id", "adapter", "delivered_ms", "route_ms", "routes", "attempts",
-    "gov_version",
+    "ts", "v", "kind", "outcome", "failure_class", "degraded", "corpus_size",
+    "index_fingerprint", "operating_point_id", "adapter", "delivered_ms", "route_ms", "routes",
+    "attempts", "session", "gov_version",
+)
+READ_FIELDS: tuple[str, ...] = (
+    "ts", "v", "kind", "adapter", "session", "document", "via", "routed", "turns_since_route",
+    "seconds_since_route", "index_fingerprint", "gov_version",
 )
 
 #: Stands in for a route whose name did not pass the name check, so the outcome is
@@ -54,7 +64,8 @@ _SECRET_PREFIXES = (
 )
 _HEX = frozenset("0123456789abcdef")
 
-_STATS: dict[str, int] = {"emitted": 0, "sink_errors": 0, "invalid": 0, "withheld": 0}
+_STATS: dict[str, int] = {"emitted": 0, "sink_errors": 0, "invalid": 0, "withheld": 0,
+                          "otel_errors": 0, "otel_export_failures": 0}
 
 
 # --- checking values ----------------------------------------------------------------
@@ -93,6 +104,11 @@ def is_document_name(name: object) -> bool:
     if dot and stem and suffix.lower() in _FILE_SUFFIXES:
         return False
     return not _secret_shaped(name)
+
+
+def is_session(value: object) -> bool:
+    """Whether ``value`` is a session key: 16 lowercase hex digits (a hash, never an id)."""
+    return type(value) is str and len(value) == 16 and all(c in _HEX for c in value)
 
 
 def is_digest(value: object) -> bool:
@@ -152,11 +168,12 @@ def make_event(
     delivered_ms: float | None = None,
     route_ms: float | None = None,
     attempts: int = 1,
+    session: str | None = None,
     known: Collection[str] | None = None,
     ts: float | None = None,
     strict: bool = True,
 ) -> dict[str, Any]:
-    """Build one checked event, or raise :class:`ValueError` saying what is wrong.
+    """Build one checked route event, or raise :class:`ValueError` saying what is wrong.
 
     Invariants: ``failed`` carries a failure class and no routes; ``routed`` carries at
     least one name; ``abstained`` carries none and no class. Every value must be an enum,
@@ -182,9 +199,41 @@ def make_event(
         delivered_ms=delivered_ms,
         route_ms=route_ms,
         attempts=attempts,
+        session=session,
         known=known,
         strict=strict,
     )
+
+
+def make_read_event(
+    *,
+    adapter: Adapter,
+    session: str,
+    document: str,
+    via: Via,
+    routed: bool,
+    turns_since_route: int | None = None,
+    seconds_since_route: float | None = None,
+    index_fingerprint: str | None = None,
+    known: Collection[str] | None = None,
+    ts: float | None = None,
+) -> dict[str, Any]:
+    """Build one checked read event: the agent opened ``document`` in ``session``.
+
+    ``routed`` says whether gov had routed it earlier in the session; then the delays say
+    how long after gov last named it (turns, seconds). ``document`` must be a document
+    name (of ``known``, when given) and ``session`` a session key: a read of anything else
+    is not recorded. Raises :class:`ValueError` otherwise.
+    """
+    if ts is not None and (type(ts) not in (int, float) or not math.isfinite(ts) or ts < 0):
+        raise ValueError("ts must be epoch seconds")
+    if known is not None and document not in known:
+        raise ValueError("a read names a document the index does not hold (value withheld)")
+    return _build_read(ts=rfc3339(time.time() if ts is None else ts), version=__version__,
+                       adapter=adapter, session=session, document=document, via=via,
+                       routed=routed, turns_since_route=turns_since_route,
+                       seconds_since_route=seconds_since_route,
+                       index_fingerprint=index_fingerprint)
 
 
 def validate_event(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,19 +242,65 @@ def validate_event(event: Mapping[str, Any]) -> dict[str, Any]:
     :func:`emit` runs every event through this, so a dict with an extra key, a wrong
     type or a non-name route never reaches a sink, however it was made.
     """
-    if not isinstance(event, Mapping) or set(event) != set(FIELDS):
-        raise ValueError(f"an event has exactly the keys {', '.join(FIELDS)}")
+    if not isinstance(event, Mapping):
+        raise ValueError("an event is a mapping")
+    kind = event.get("kind")
+    expected = READ_FIELDS if kind == "read" else FIELDS
+    if set(event) != set(expected):
+        raise ValueError(f"a {kind if kind in KINDS else 'route'} event has exactly the keys "
+                         f"{', '.join(expected)}")
     if type(event["v"]) is not int or event["v"] != SCHEMA_VERSION:
         raise ValueError(f"v must be {SCHEMA_VERSION}")
     if not _is_ts(event["ts"]):
         raise ValueError("ts must be RFC 3339 UTC with milliseconds")
     if event["gov_version"] != __version__:
         raise ValueError("gov_version must be this gov's version")
+    if kind == "read":
+        fields = {k: event[k] for k in READ_FIELDS if k not in ("ts", "v", "kind", "gov_version")}
+        return _build_read(ts=event["ts"], version=event["gov_version"], **fields)
+    if kind != "route":
+        raise ValueError("kind must be route or read")
     if type(event["routes"]) is not list:
         raise ValueError("routes must be a list")
-    fields = {k: event[k] for k in FIELDS if k not in ("ts", "v", "gov_version")}
+    fields = {k: event[k] for k in FIELDS if k not in ("ts", "v", "kind", "gov_version")}
     return _build(ts=event["ts"], version=event["gov_version"], known=None, strict=True,
                   **fields)
+
+
+def _build_read(*, ts: str, version: str, adapter: object, session: object, document: object,
+                via: object, routed: object, turns_since_route: object,
+                seconds_since_route: object, index_fingerprint: object) -> dict[str, Any]:
+    if type(adapter) is not str or adapter not in ADAPTERS:
+        raise ValueError(f"adapter must be one of {', '.join(ADAPTERS)}")
+    if not is_session(session):
+        raise ValueError("session must be a session key (16 hex digits; value withheld)")
+    if not is_document_name(document):
+        raise ValueError("document is not a document name (value withheld)")
+    if type(via) is not str or via not in VIAS:
+        raise ValueError(f"via must be one of {', '.join(VIAS)}")
+    if type(routed) is not bool:
+        raise ValueError("routed must be True or False")
+    if turns_since_route is not None and (type(turns_since_route) is not int
+                                          or turns_since_route < 0):
+        raise ValueError("turns_since_route must be an int >= 0 or None")
+    if not routed and (turns_since_route is not None or seconds_since_route is not None):
+        raise ValueError("a read of a document that was not routed has no delays")
+    if index_fingerprint is not None and not is_digest(index_fingerprint):
+        raise ValueError("index_fingerprint must be a hex digest or None")
+    return {
+        "ts": ts,
+        "v": SCHEMA_VERSION,
+        "kind": "read",
+        "adapter": adapter,
+        "session": session,
+        "document": document,
+        "via": via,
+        "routed": routed,
+        "turns_since_route": turns_since_route,
+        "seconds_since_route": _ms(seconds_since_route, "seconds_since_route"),
+        "index_fingerprint": index_fingerprint,
+        "gov_version": version,
+    }
 
 
 def _build(
@@ -223,6 +318,7 @@ def _build(
     delivered_ms: object,
     route_ms: object,
     attempts: object,
+    session: object,
     known: Collection[str] | None,
     strict: bool,
 ) -> dict[str, Any]:
@@ -263,6 +359,8 @@ def _build(
         raise ValueError("corpus_size must be an int >= 0 or None")
     if type(attempts) is not int or attempts < 1:
         raise ValueError("attempts must be an int >= 1")
+    if session is not None and not is_session(session):
+        raise ValueError("session must be a session key (16 hex digits; value withheld)")
     digests: list[str | None] = []
     for field, value in (("index_fingerprint", index_fingerprint),
                          ("operating_point_id", operating_point_id)):
@@ -276,6 +374,7 @@ def _build(
     return {
         "ts": ts,
         "v": SCHEMA_VERSION,
+        "kind": "route",
         "outcome": outcome,
         "failure_class": failure_class,
         "degraded": degraded,
@@ -287,5 +386,6 @@ def _build(
         "route_ms": _ms(route_ms, "route_ms"),
         "routes": checked,
         "attempts": attempts,
+        "session": session,
         "gov_version": version,
     }

@@ -1,9 +1,11 @@
 """Summarize a telemetry log in one pass, in memory that does not grow with the log.
 
 Everything kept is a counter: per outcome, failure class, adapter, day and document,
-and two latency histograms with fixed log-spaced bins. A month of hook events therefore
-costs the same memory as an hour of them. Lines that are not gov events (torn by a
-crash, written by something else, from a newer schema) are counted and skipped.
+and latency histograms with fixed log-spaced bins (overall and per adapter). A month of
+hook events therefore costs the same memory as an hour of them. The one exception is read
+tracking (:mod:`gov.core.telemetry.reads`), which keeps one small record per (session,
+document) routed or read, capped. Lines that are not gov events (torn by a crash, written by something
+else, from a newer schema) are counted and skipped.
 
 :func:`summarize` returns plain data (the ``--format json`` report); the CLI draws it.
 """
@@ -11,15 +13,12 @@ crash, written by something else, from a newer schema) are counted and skipped.
 from __future__ import annotations
 
 import math
-import re
-import time
 from collections.abc import Collection, Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
-from gov.core.telemetry.events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name, rfc3339
+from gov.core.telemetry.events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name
 from gov.core.telemetry.latency import (
     INV_LOG_R,
     INV_LOW,
@@ -28,45 +27,14 @@ from gov.core.telemetry.latency import (
     TOP_BIN,
     LatencyHistogram,
 )
+from gov.core.telemetry.reads import ReadTally as _Reads
+from gov.core.telemetry.since import parse_since
+
+__all__ = ["parse_since", "summarize"]  # parse_since lives in since.py
 
 MAX_NAMES = 65536  # distinct document names tracked; a hostile log cannot grow memory past it
 MAX_IDS = 256  # distinct index fingerprints and operating points tracked
-
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_since(text: str, now: float | None = None) -> str:
-    """``--since`` as the event timestamp it starts at (events are compared as strings).
-
-    Accepts a relative duration (``30m``, ``24h``, ``7d``, ``2w``: back from now), a date
-    (``2026-12-01``: its start, UTC) or an RFC 3339 time (``2026-12-01T09:00:00+01:00``;
-    without an offset, UTC). Raises :class:`ValueError` for anything else.
-    """
-    now = time.time() if now is None else now
-    relative = _RELATIVE.match(text)
-    if relative:
-        start: str = rfc3339(max(0.0, now - float(relative.group(1)) * _UNITS[relative.group(2)]))
-        return start
-    raw = text.strip()
-    try:
-        if len(raw) == 10:
-            moment = datetime.strptime(raw, "%Y-%m-%d").replace(tzinfo=UTC)
-        else:
-            moment = datetime.fromisoformat(raw.replace("z", "Z"))
-    except ValueError:
-        raise ValueError(
-            f"--since {text!r}: give a duration (7d, 24h, 30m), a date (2026-12-01) "
-            "or an RFC 3339 time (2026-12-01T09:00:00Z)"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    epoch = moment.timestamp()
-    if epoch < 0:
-        raise ValueError(f"--since {text!r} is before 1970")
-    stamp: str = rfc3339(epoch)
-    return stamp
-
+MAX_ADAPTERS = 16
 
 def _share(count: int, total: int) -> float | None:
     return round(count / total, 4) if total else None
@@ -91,7 +59,7 @@ def _group_of(key: tuple[Any, ...]) -> list[Any] | None:
     has only a few hundred combinations.
     """
     version, day, outcome, failure, degraded, adapter, fingerprint, point = key
-    if type(version) is not int or version != 1 or not _is_day(day):
+    if type(version) is not int or version not in (1, 2) or not _is_day(day):
         return None
     if outcome not in ("routed", "abstained", "failed") or type(degraded) is not bool:
         return None
@@ -113,13 +81,15 @@ def summarize(
     names: Collection[str] | None = None,
     since: str | None = None,
     top: int = 10,
+    fingerprint: str | None = None,
 ) -> dict[str, Any]:
     """Read JSONL telemetry ``lines`` once and return the report as plain data.
 
     ``names`` (the corpus's document names) adds the NEVER ROUTED list and the names in
     the log that are not in the corpus. ``since`` is a timestamp from
-    :func:`parse_since`; older events are counted as skipped. The result is what
-    ``gov telemetry report --format json`` prints.
+    :func:`parse_since`; older events are counted as skipped. ``fingerprint`` keeps only
+    the events of that index (its corpus fingerprint); the others are counted as skipped.
+    The result is what ``gov telemetry report --format json`` prints.
 
     The loop is the whole cost of a report, so it does the least per event: the fields
     that are the same for many events form one key whose counter is checked once, and
@@ -134,11 +104,22 @@ def summarize(
     d_high = w_high = -math.inf
     groups: dict[tuple[Any, ...], list[Any] | None] = {}
     docs: dict[str, int] = {}
-    torn = foreign = newer = older = other_names = 0
+    by_adapter: dict[str, tuple[LatencyHistogram, LatencyHistogram]] = {}
+    reads = _Reads()
+    torn = foreign = newer = older = other_names = other_index = 0
     first, last = "\uffff", ""
     for raw in lines:
         try:
             event = loads(raw)
+            if event.get("kind") == "read":
+                verdict = reads.add(event, since, fingerprint)
+                if verdict == "older":
+                    older += 1
+                elif verdict == "other_index":
+                    other_index += 1
+                elif verdict == "foreign":
+                    foreign += 1
+                continue
             ts = event["ts"]
             key = (event["v"], ts[:10], event["outcome"], event["failure_class"],
                    event["degraded"], event["adapter"], event["index_fingerprint"],
@@ -167,7 +148,7 @@ def summarize(
                 torn += 1
             continue
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-            if type(event) is dict and type(event.get("v")) is int and event["v"] > 1:
+            if type(event) is dict and type(event.get("v")) is int and event["v"] > 2:
                 newer += 1
             else:
                 foreign += 1
@@ -175,7 +156,19 @@ def summarize(
         if since is not None and ts < since:
             older += 1
             continue
+        if fingerprint is not None and key[6] != fingerprint:
+            other_index += 1
+            continue
         group[0] += 1
+        adapter_hists = by_adapter.get(key[5])
+        if adapter_hists is None and len(by_adapter) < MAX_ADAPTERS:
+            adapter_hists = by_adapter[key[5]] = (LatencyHistogram(), LatencyHistogram())
+        if adapter_hists is not None:
+            if d_bin >= 0:
+                adapter_hists[0].add(ms)
+            if w_bin >= 0:
+                adapter_hists[1].add(ms2)
+        session = event.get("session") if routes else None
         if ts < first:
             first = ts
         if ts > last:
@@ -200,6 +193,8 @@ def summarize(
                     docs[name] = 1
                 else:
                     other_names += 1
+                if type(session) is str:
+                    reads.routed(session, name, ts[:10])
     delivered.n, delivered.low, delivered.high = sum(d_counts), d_low, d_high
     warm.n, warm.low, warm.high = sum(w_counts), w_low, w_high
     outcomes = {"routed": 0, "abstained": 0, "failed": 0}
@@ -231,8 +226,9 @@ def summarize(
         since=since, outcomes=outcomes, failed_by=failed_by, degraded=degraded,
         adapters=adapters, days=days, docs=docs, other_names=other_names,
         delivered=delivered, warm=warm, fingerprints=fingerprints, points=points,
-        names=names, top=top,
-        skipped={"torn": torn, "foreign": foreign, "newer_schema": newer, "before_since": older},
+        names=names, top=top, by_adapter=by_adapter, reads=reads, fingerprint=fingerprint,
+        skipped={"torn": torn, "foreign": foreign, "newer_schema": newer, "before_since": older,
+                 "other_index": other_index},
     )
 
 
@@ -255,6 +251,9 @@ def _report(
     points: dict[str, int],
     names: Collection[str] | None,
     top: int,
+    by_adapter: dict[str, tuple[LatencyHistogram, LatencyHistogram]],
+    reads: _Reads,
+    fingerprint: str | None,
     skipped: dict[str, int],
 ) -> dict[str, Any]:
     withheld = docs.pop(WITHHELD, 0)
@@ -267,6 +266,7 @@ def _report(
     d50, w50 = delivered.quantile(0.5), warm.quantile(0.5)
     report: dict[str, Any] = {
         "events": total,
+        "index": fingerprint,
         "since": since,
         "first": first,
         "last": last,
@@ -287,6 +287,11 @@ def _report(
                 round(w50 / d50, 4) if d50 and w50 is not None else None
             ),
             "max_relative_error": round(MAX_RELATIVE_ERROR, 4),
+            "by_adapter": {
+                adapter: {"delivered": pair[0].summary(), "warm_route": pair[1].summary()}
+                for adapter, pair in sorted(by_adapter.items(),
+                                            key=lambda item: (-item[1][0].n, item[0]))
+            },
         },
         "delivered_histogram": delivered.buckets(),
         "warm_route_histogram": warm.buckets(),
@@ -308,6 +313,8 @@ def _report(
             {"day": day, "routed": row[0], "abstained": row[1], "failed": row[2]}
             for day, row in sorted(days.items())
         ],
+        "reads": reads.summary(),
+        "fix": reads.fixes(top),
         "index_fingerprints": dict(sorted(fingerprints.items(), key=lambda i: (-i[1], i[0]))),
         "operating_points": dict(sorted(points.items(), key=lambda i: (-i[1], i[0]))),
         "skipped_lines": skipped,
@@ -367,6 +374,22 @@ def _notes(report: dict[str, Any]) -> list[str]:
             f"{_plural(documents['withheld_routes'], 'route')} withheld: their names do not fit "
             "telemetry's name rule (letters, digits and _ - . +)."
         )
+    overall = report["reads"]["overall"]
+    if overall["routed"] and overall["read_rate"] is not None:
+        notes.append(
+            f"The agent opened {overall['read_rate']:.0%} of the documents gov routed to it "
+            f"({overall['read_after_routing']:,} of {overall['routed']:,} route episodes); "
+            f"in {_plural(overall['read_unrouted'], 'session-and-document pair')} it opened a "
+            "document gov had not routed."
+        )
+    elif total and not overall["routed"]:
+        notes.append("No route episodes with a session: read rates need the harness hook "
+                     "(gov hook) with its post-tool event registered.")
+    if report["fix"]:
+        notes.append(f"{_plural(len(report['fix']), 'document')} to fix; see the fix list.")
+    if report["skipped_lines"]["other_index"]:
+        notes.append(f"Left out {_plural(report['skipped_lines']['other_index'], 'event')} "
+                     "of other indexes (or of this one before its corpus changed).")
     if len(report["index_fingerprints"]) > 1:
         notes.append(f"Events came from {len(report['index_fingerprints'])} different indexes.")
     bad = skipped["torn"] + skipped["foreign"]
@@ -380,3 +403,4 @@ def _notes(report: dict[str, Any]) -> list[str]:
             "upgrade gov to read them."
         )
     return notes
+

@@ -10,10 +10,49 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from gov.core.telemetry.events import _STATS, ENV_PATH, make_event, validate_event
+from gov.core.telemetry.events import (
+    _STATS,
+    ENV_PATH,
+    make_event,
+    make_read_event,
+    validate_event,
+)
+
+# The OpenTelemetry variables that switch export on (gov.core.telemetry.otel); read here
+# so that nothing is imported while they are unset.
+_OTEL_ENDPOINTS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                   "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+
+
+_otel_blocked = False
+
+
+def block_otel() -> None:
+    """Never export from this process (the hook process: the warm server exports its turns,
+    and a short-lived hook must not wait for an exporter at exit)."""
+    global _otel_blocked
+    _otel_blocked = True
+
+
+def otel_wanted() -> bool:
+    """Whether events should also go to OpenTelemetry: an OTLP endpoint variable is set and
+    ``OTEL_SDK_DISABLED`` is not ``true`` (or a test installed exporters)."""
+    if _otel_blocked:
+        return False
+    module = sys.modules.get("gov.core.telemetry.otel")
+    if module is not None and module.installed():
+        return True
+    environ = os.environ
+    if environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    return any(environ.get(name) for name in _OTEL_ENDPOINTS)
+
+
+
 
 try:  # Not on every platform; without it a line is still one O_APPEND write.
     import fcntl
@@ -132,7 +171,7 @@ def active_sink() -> Sink | None:
 
 def enabled() -> bool:
     """Whether events go anywhere; adapters may skip work for telemetry when not."""
-    return active_sink() is not None
+    return active_sink() is not None or otel_wanted()
 
 
 def stats() -> dict[str, int]:
@@ -140,30 +179,62 @@ def stats() -> dict[str, int]:
     return dict(_STATS)
 
 
-def emit(event: Mapping[str, Any]) -> None:
-    """Send ``event`` to the active sink. Never raises; a bad event or sink is only counted."""
+def emit(event: Mapping[str, Any], sink: Sink | None = None) -> None:
+    """Send ``event`` to ``sink`` (default: the active sink). Never raises; a bad event or
+    sink is only counted."""
     try:
-        sink = active_sink()
-        if sink is None:
+        sink = sink if sink is not None else active_sink()
+        otel = otel_wanted()
+        if sink is None and not otel:
             return
         try:
             clean = validate_event(event)
         except (ValueError, TypeError, KeyError):
             _STATS["invalid"] += 1
             return
-        sink.emit(clean)
-        _STATS["emitted"] += 1
+        if sink is not None:
+            sink.emit(clean)
+            _STATS["emitted"] += 1
     except Exception:  # a sink must never cost a turn
         _STATS["sink_errors"] += 1
+        return
+    if otel:
+        _to_otel(clean)
 
 
-def record(**fields: Any) -> None:
-    """:func:`make_event` (lenient: odd names withheld) then :func:`emit`. Never raises."""
+def _to_otel(event: dict[str, Any]) -> None:
+    """Hand the event to OpenTelemetry (the ``gov[otel]`` extra); never raises."""
     try:
-        if active_sink() is None:
+        from gov.core.telemetry.otel import export
+
+        export(event)
+    except Exception:  # missing extra, broken SDK: counted, never a turn
+        _STATS["otel_errors"] += 1
+
+
+def record(sink: Sink | None = None, **fields: Any) -> None:
+    """:func:`make_event` (lenient: odd names withheld) then :func:`emit` to ``sink``
+    (default: the active sink). Never raises."""
+    try:
+        sink = sink if sink is not None else active_sink()
+        if sink is None and not otel_wanted():
             return
         event = make_event(strict=False, **fields)
     except Exception:  # telemetry must never cost a turn
         _STATS["invalid"] += 1
         return
-    emit(event)
+    emit(event, sink)
+
+
+def record_read(sink: Sink | None = None, **fields: Any) -> None:
+    """:func:`make_read_event` then :func:`emit` to ``sink`` (default: the active sink).
+    Never raises; a read that cannot be recorded (an unknown name) is only counted."""
+    try:
+        sink = sink if sink is not None else active_sink()
+        if sink is None and not otel_wanted():
+            return
+        event = make_read_event(**fields)
+    except Exception:  # telemetry must never cost a turn
+        _STATS["invalid"] += 1
+        return
+    emit(event, sink)

@@ -73,7 +73,7 @@ def test_names_from_an_index(known_log_file: Path, tmp_path: Path) -> None:
     built = invoke_gov("index", str(_corpus(tmp_path, CORPUS)), "-o", str(index), "--lexical-only",
                        "--quiet")
     assert built.returncode == 0, built.stderr.decode()
-    done = gov("report", str(known_log_file), "-i", str(index), "--format", "json")
+    done = gov("report", str(known_log_file), "-i", str(index), "--all-indexes", "--format", "json")
     assert done.returncode == 0, done.stderr
     documents = orjson.loads(done.stdout)["documents"]
     assert sorted(documents["never_routed"]) == ["code-review", "testing"]

@@ -151,6 +151,49 @@ def test_a_client_takes_no_answer_from_another_installation(runtime: Path,
         listener.close()
 
 
+@pytest.mark.parametrize("signed", [b"someone-else-0.1.0", None])
+def test_the_hook_takes_no_hook_reply_from_another_installation(
+        runtime: Path, example_index: Path, signed: bytes | None) -> None:
+    """The hook's own framing: a reply at our socket that is signed by another installation
+    (or not signed at all, as a server before signatures would answer) is not printed; the
+    turn is routed in-process."""
+    from gov.core.serving.hook_service import MAGIC
+
+    planted = json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                                 "additionalContext": "planted"}}).encode()
+    reply = (MAGIC + b"\0ok\0" + signed + b"\0\0" + planted if signed is not None
+             else MAGIC + b"\0ok\0\0" + planted)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(runtime / socket_name()))
+    listener.listen(16)
+    asked = threading.Event()
+    stop = threading.Event()
+
+    def answer() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            asked.set()
+            conn.recv(1 << 20)
+            conn.sendall(reply)
+            conn.close()
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        (runtime / socket_name().replace(".sock", ".spawned")).touch()  # no real server here
+        text = context(hook(example_index, runtime))
+        assert asked.is_set()  # the hook did knock on this installation's socket
+        assert "planted" not in text and "deployment" in text
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
 @pytest.mark.slow
 def test_a_new_version_tells_the_old_server_to_exit(runtime: Path, tmp_path: Path) -> None:
     old_install = installation(tmp_path, "0.0.1")

@@ -14,7 +14,10 @@ from gov.core import telemetry
 
 @pytest.fixture(autouse=True)
 def telemetry_off(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from gov.core.telemetry import sinks
+
     monkeypatch.delenv(telemetry.ENV_PATH, raising=False)
+    monkeypatch.setattr(sinks, "_otel_blocked", False)  # an in-process hook test blocks it
     telemetry.reset_sink()
     yield
     telemetry.reset_sink()
@@ -54,7 +57,7 @@ def known_log() -> list[bytes]:
         _event(DAY2 + 20, "routed", 60, 6, routes=["deployment"], adapter="mcp"),
         _event(DAY2 + 30, "abstained", 70, 7),
         _event(DAY2 + 40, "failed", 80, None, failure_class="route", degraded=True),
-        b'{"ts":"2025-12-02T00:00:45.000Z","v":2,"outcome":"routed"}\n',  # newer schema
+        b'{"ts":"2025-12-02T00:00:45.000Z","v":3,"outcome":"routed"}\n',  # newer schema
         _event(DAY2 + 50, "routed", 90, 9, routes=["incident-response"], degraded=True),
         _event(DAY2 + 60, "abstained", 100, 10),
     ]

@@ -55,7 +55,7 @@ def test_cli_route_records_each_row_and_leaks_nothing(example_index: Path, tmp_p
     assert result.returncode == 1  # the third row is malformed
     got = events(sink)
     assert [e["outcome"] for e in got] == ["routed", "abstained", "failed"]
-    assert got[0]["routes"] and got[0]["adapter"] == "cli" and got[1]["routes"] == []
+    assert got[0]["routes"] and got[0]["adapter"] == "cli-stream" and got[1]["routes"] == []
     assert got[2]["failure_class"] == "input"
     assert all(e["index_fingerprint"] == load_index(example_index).fingerprint for e in got[:2])
     assert_clean(sink)
@@ -175,7 +175,7 @@ def test_no_canary_reaches_the_sink_through_any_adapter(canary_index: Path,
     assert not found, f"canary traces reached the sink: {found}"
     events = [telemetry.validate_event(orjson.loads(line)) for line in data.splitlines()]
     adapters = {event["adapter"] for event in events}
-    assert adapters == {"cli", "hook", "library", "mcp"}
+    assert adapters == {"cli", "cli-stream", "hook", "library", "mcp"}  # stdin rows: cli-stream
     assert len(events) >= 4 * len(SECRET_PROMPTS) + 3
     failures = {event["failure_class"] for event in events if event["outcome"] == "failed"}
     assert {"input", "index_load"} <= failures

@@ -20,7 +20,7 @@ def test_routed_event_has_every_field_in_order() -> None:
                        attempts=2, ts=1_764_000_000.1234)
     assert tuple(event) == FIELDS
     assert event["ts"] == "2025-11-24T16:00:00.123Z"
-    assert event["v"] == 1
+    assert event["v"] == 2 and event["kind"] == "route" and event["session"] is None
     assert event["routes"] == ["deployment", "on-call"]
     assert event["failure_class"] is None
     assert event["delivered_ms"] == 41.235
@@ -134,7 +134,7 @@ def test_validate_refuses_extra_missing_and_retyped_fields() -> None:
     del missing["attempts"]
     with pytest.raises(ValueError):
         validate_event(missing)
-    for field, value in [("ts", "yesterday"), ("v", 2), ("v", True), ("gov_version", "1 2"),
+    for field, value in [("ts", "yesterday"), ("v", 1), ("v", True), ("gov_version", "1 2"),
                          ("routes", ("deployment",)), ("routes", ["two words"])]:
         with pytest.raises(ValueError):
             validate_event({**good, field: value})

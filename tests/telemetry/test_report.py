@@ -44,7 +44,7 @@ def test_counts_and_shares(known_log: list[bytes]) -> None:
 
 def test_torn_and_foreign_lines_are_counted_and_skipped(known_log: list[bytes]) -> None:
     assert summarize(known_log)["skipped_lines"] == {
-        "torn": 1, "foreign": 2, "newer_schema": 1, "before_since": 0,
+        "torn": 1, "foreign": 2, "newer_schema": 1, "before_since": 0, "other_index": 0,
     }
 
 

@@ -1,0 +1,416 @@
+"""One hook turn, whoever runs it: the warm server, or the hook process itself.
+
+``gov hook HARNESS`` reads the harness's payload, and the payload's event says what to do:
+a prompt is routed and the paragraph rendered in the harness's own output object; a
+session start gives the harnesses that cannot add context per prompt the corpus's
+document names; a compaction makes session memory paste everything again; a tool call
+is looked at for a document read. :func:`run` does all of it from bytes in to bytes out,
+so the warm server renders the hook's stdout itself and the hook process only passes
+bytes along; when no server answers, the hook runs the same function in-process.
+
+Whatever goes wrong, a turn ends with nothing on stdout and one line for stderr (none for
+tool events, which fire on every tool call and which Gemini CLI would show the user).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gov.core import telemetry
+from gov.core.serving import harness
+from gov.core.serving.hook_context import MIN_PROMPT_CHARS, catalogue, render
+from gov.core.serving.reads import Catalogue, reads
+from gov.core.serving.sessions import Session, SessionFiles, SessionStore, session_key
+
+if TYPE_CHECKING:
+    from gov.core.routing.answer import RouteAnswer
+    from gov.core.routing.router import Router
+
+MAX_STDIN = 4 * 1024 * 1024
+ENV_KEYS = ("GOV_INDEX", "GOV_TELEMETRY_PATH")  # what a hook process tells the server
+
+
+class HookProblem(Exception):
+    """A reason the hook does nothing this turn (one line on stderr, never blocking)."""
+
+    def __init__(self, message: str, failure_class: str = "input") -> None:
+        super().__init__(message)
+        self.failure_class = failure_class
+
+
+def parse_args(argv: list[str]) -> dict[str, Any] | None:
+    """Options as a dict, or None when help was asked for."""
+    if any(arg in ("-h", "--help") for arg in argv):
+        return None
+    options: dict[str, Any] = {"harness": None, "index": None, "point": None, "serve": "auto",
+                               "memory": True}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        key, _, inline = arg.partition("=")
+        if key in ("-i", "--index", "--operating-point", "--serve"):
+            value = inline if inline else (args.pop(0) if args else None)
+            if value is None:
+                raise HookProblem(f"{key} needs a value")
+            if key == "--serve":
+                if value not in ("auto", "never"):
+                    raise HookProblem("--serve must be auto or never")
+                options["serve"] = value
+            else:
+                options["index" if key in ("-i", "--index") else "point"] = value
+        elif arg == "--no-session-memory":
+            options["memory"] = False
+        elif arg in harness.HARNESSES and options["harness"] is None:
+            options["harness"] = arg
+        else:
+            raise HookProblem(f"unknown argument {arg[:60]!r} (see gov hook --help)")
+    if options["harness"] is None:
+        raise HookProblem("name the harness: gov hook " + "|".join(harness.HARNESSES))
+    return options
+
+
+def read_payload(data: bytes) -> dict[str, Any]:
+    if not data or not data.strip():
+        raise HookProblem("empty stdin: expected the harness's hook payload (JSON)")
+    if len(data) > MAX_STDIN:
+        raise HookProblem(f"stdin is over {MAX_STDIN} bytes; not routing this prompt")
+    try:
+        payload = json.loads(data, parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, NaN, absurd nesting
+        raise HookProblem("stdin is not valid JSON") from None
+    if not isinstance(payload, dict):
+        raise HookProblem("stdin must be a JSON object")
+    return payload
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _prompt_of(payload: dict[str, Any]) -> str:
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        raise HookProblem("payload field 'prompt' is missing or not a string")
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError:
+        raise HookProblem("payload field 'prompt' is not valid Unicode (a lone surrogate)") from None
+    return prompt
+
+
+class Backend(Protocol):
+    """Where a turn's routes come from: the server's loaded indexes, or an in-process load."""
+
+    attempts: int
+    sessions: SessionStore | None
+    memory: bool  # whether session memory may shorten a paragraph (the warm server only)
+
+    def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer: ...
+
+    def names(self, index: str, point: str | None) -> list[str]: ...
+
+    def catalogue(self, index: str, point: str | None) -> Catalogue: ...
+
+    def adopt(self, key: str, index: str) -> Session | None: ...
+
+
+class Turn:
+    """A turn's output: stdout bytes, a stderr line, and what to do once they are delivered
+    (record telemetry, remember what was pasted) — never before, so the harness waits for
+    none of it and nothing is remembered for an answer that was not sent."""
+
+    __slots__ = ("_after", "attempt", "sink", "stderr", "stdout")
+
+    def __init__(self, attempt: telemetry.Attempt | None, sink: telemetry.Sink | None) -> None:
+        self.stdout = b""
+        self.stderr = ""
+        self.attempt = attempt
+        self.sink = sink
+        self._after: list[Callable[[], None]] = []
+
+    def finish(self, delivered: bool = True) -> None:
+        """Run the deferred work (only the telemetry when the answer was not delivered)."""
+        if self.attempt is not None:
+            self.attempt.stop()
+        if delivered:
+            for step in self._after:
+                try:
+                    step()
+                except Exception:  # memory and telemetry never cost a turn
+                    continue
+        if self.attempt is not None and delivered:
+            self.attempt.close()
+
+
+def _index_for(options: dict[str, Any], payload: dict[str, Any], cwd: str,
+               environ: Mapping[str, str]) -> str:
+    own = _payload_cwd(payload)
+    base = os.path.join(cwd, own) if own else cwd
+    path = options["index"] or environ.get("GOV_INDEX") or os.path.join(base, ".gov", "index")
+    return os.path.abspath(os.path.join(base, path))
+
+
+def _payload_cwd(payload: dict[str, Any]) -> str | None:
+    """The project folder the payload names: ``cwd``, else Cursor's first workspace root."""
+    own = payload.get("cwd")
+    if isinstance(own, str) and own:
+        return own
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return roots[0]
+    return None
+
+
+def _checked_paths(options: dict[str, Any], payload: dict[str, Any], cwd: str,
+                   environ: Mapping[str, str]) -> tuple[str, str | None]:
+    from gov.core.index.locate import no_index
+
+    index = _index_for(options, payload, cwd, environ)
+    point = os.path.abspath(os.path.join(cwd, options["point"])) if options["point"] else None
+    if not os.path.isfile(index):
+        raise HookProblem(str(no_index(index, corpus_option=False)), "index_load")
+    if point is not None and not os.path.isfile(point):
+        raise HookProblem(f"operating point {point} not found", "index_load")
+    return index, point
+
+
+def _json_line(obj: dict[str, Any]) -> bytes:
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("utf-8") + b"\n"  # a lone surrogate raises: no output
+
+
+def run(argv: list[str], data: bytes, *, cwd: str, environ: Mapping[str, str], start: float,
+        backend: Backend, sink: telemetry.Sink | None = None) -> Turn:
+    """One turn from the hook's argv and stdin bytes to its stdout bytes and stderr line.
+
+    ``cwd`` and ``environ`` are the hook process's; ``start`` is its start on the
+    ``perf_counter`` clock; ``sink`` receives the telemetry event (default: the active
+    sink). Never raises; call :meth:`Turn.finish` once the output is delivered.
+    """
+    attempt = telemetry.attempt("hook", start=start, sink=sink)
+    turn = Turn(attempt, sink)
+    quiet = False
+    try:
+        options = parse_args(argv)
+        if options is None:
+            turn.attempt = None
+            return turn
+        payload = read_payload(data)
+        kind, _name = harness.event_of(payload)
+        host = harness.host_of(options["harness"], payload)
+        if kind != harness.PROMPT:
+            turn.attempt = None  # not a route attempt: no route event
+            quiet = kind == harness.POST_TOOL
+        _dispatch(turn, kind, host, options, payload, cwd, environ, backend)
+    except BaseException as exc:
+        failure = getattr(exc, "failure_class", None)
+        if turn.attempt is not None:
+            turn.attempt.fail(failure if isinstance(failure, str) else exc)
+        turn.stdout = b""
+        if not quiet:
+            turn.stderr = _one_line(exc)
+        if not isinstance(exc, Exception):
+            raise
+    return turn
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, (HookProblem, harness.UnknownEvent)) or hasattr(exc, "exit_code"):
+        message = str(exc)
+    else:
+        message = f"{type(exc).__name__}: {exc}"
+    first = message.splitlines()[0] if message.strip() else type(exc).__name__
+    return "gov hook: " + first.replace("\0", " ")[:500]
+
+
+def _session(backend: Backend, payload: dict[str, Any], index: str) -> tuple[str, Session] | None:
+    """The session's key and record (adopted from a state file the first time), or None."""
+    session_id = harness.session_of(payload)
+    if session_id is None or backend.sessions is None:
+        return None
+    store = backend.sessions
+    key = session_key(session_id, index)
+    with store.lock:
+        return key, store.get(key, adopt=lambda: backend.adopt(key, index))
+
+
+def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload: dict[str, Any],
+              cwd: str, environ: Mapping[str, str], backend: Backend) -> None:
+    if kind == harness.PROMPT:
+        prompt = _prompt_of(payload)
+        if host not in harness.PROMPT_CONTEXT:
+            turn.attempt = None  # the host drops prompt output: no route, no event
+            index = _index_for(options, payload, cwd, environ)
+            counted = _session(backend, payload, index) if os.path.isfile(index) else None
+            if counted is not None and backend.sessions is not None:
+                with backend.sessions.lock:
+                    counted[1].turn += 1  # turns still count: reads are timed in turns
+            return
+        index, point = _checked_paths(options, payload, cwd, environ)
+        # gov show finds the default index itself; any other is named in the paragraph
+        shown = index if options["index"] or environ.get("GOV_INDEX") else None
+        _prompt_turn(turn, host, options, payload, prompt, index, point, backend, shown)
+        return
+    index, point = _checked_paths(options, payload, cwd, environ)
+    found = _session(backend, payload, index)
+    if kind == harness.POST_TOOL:
+        if found is not None:
+            _tool_turn(turn, found, payload, cwd, index, point, backend)
+        return
+    if found is not None and harness.forgets_context(kind, payload):
+        store = backend.sessions
+        assert store is not None
+        with store.lock:
+            found[1].forget_context()
+    if kind == harness.SESSION_START and host in harness.START_CONTEXT:
+        output = harness.start_output(host, catalogue(backend.names(index, point)))
+        if output is not None:
+            turn.stdout = _json_line(output)
+
+
+def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[str, Any],
+                 prompt: str, index: str, point: str | None, backend: Backend,
+                 shown: str | None = None) -> None:
+    attempt = turn.attempt
+    assert attempt is not None
+    found = _session(backend, payload, index)
+    session = found[1] if found is not None else None
+    store = backend.sessions
+    if found is not None and session is not None and store is not None:
+        attempt.session = found[0]
+        with store.lock:
+            session.turn += 1
+    if len(prompt.strip()) < MIN_PROMPT_CHARS:
+        attempt.result([])
+        return
+    answer = backend.route(index, point, prompt)
+    attempt.attempts = backend.attempts
+    attempt.answered(answer)
+    if not answer.routes:
+        return
+    now = time.time()
+    kept: frozenset[str] = frozenset()
+    noticed = False
+    if session is not None and store is not None and options["memory"] and backend.memory:
+        with store.lock:
+            kept = frozenset(name for name in answer.names if session.still_in_context(name, now))
+            noticed = session.noticed
+    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept, shown,
+                                                notices=not noticed))
+    if output is None:
+        return
+    turn.stdout = _json_line(output)
+    if session is not None and store is not None:
+        names, pasted = answer.names, [name for name in answer.names if name not in kept]
+
+        said = bool(answer.notices)
+
+        def remember() -> None:
+            with store.lock:
+                session.note_routed(names, now, pasted)
+                session.noticed = session.noticed or said
+
+        turn._after.append(remember)
+
+
+def _tool_turn(turn: Turn, found: tuple[str, Session], payload: dict[str, Any], cwd: str,
+               index: str, point: str | None, backend: Backend) -> None:
+    """A tool ran: record each document it opened (read events), routed earlier or not."""
+    key, session = found
+    known = backend.catalogue(index, point)
+    opened = reads(payload, known, _payload_cwd(payload) or cwd)
+    if not opened:
+        return
+    store = backend.sessions
+    assert store is not None
+    now = time.time()
+    events = []
+    with store.lock:
+        for name, via in opened:
+            news, routed, turns, seconds = session.note_read(name, now)
+            if news:
+                events.append({"adapter": "hook", "session": key, "document": name, "via": via,
+                               "routed": routed, "turns_since_route": turns,
+                               "seconds_since_route": seconds,
+                               "index_fingerprint": known.fingerprint, "known": known.names,
+                               "ts": now})
+    sink = turn.sink
+
+    def record() -> None:
+        for event in events:
+            telemetry.record_read(sink, **event)
+
+    turn._after.append(record)
+
+
+def catalogue_of(router: Router) -> Catalogue:
+    """A loaded index's names and source files, for recognising reads."""
+    sources = {}
+    for name in router.names:
+        source = router.stored.document(name).source
+        if source and ":" not in source:
+            sources[name] = os.path.normpath(str(router.stored.base / source))
+    return Catalogue(list(router.names), sources, router.stored.fingerprint)
+
+
+class InProcess:
+    """The backend when no warm server answers: the index is loaded in the hook process.
+    No session memory here: it lives in the warm server, which the hook starts on demand."""
+
+    memory = False
+
+    def __init__(self, attempts: int = 1, files: SessionFiles | None = None) -> None:
+        self.attempts = attempts
+        self.files = files  # read tracking without a server: a state file per session
+        self.sessions = SessionStore() if files is not None else None
+        self.used = False  # whether the turn needed an index: then a warm server would help
+        self._loaded: dict[tuple[str, str | None], Router] = {}
+
+    def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer:
+        from gov.core.routing.indexes import load_index
+        from gov.core.routing.point import load_operating_point
+
+        self.used = True
+        key = (index, point)
+        if key not in self._loaded:
+            self._loaded[key] = load_index(
+                index, operating_point=load_operating_point(point) if point else None)
+        return self._loaded[key].route(prompt, record=False)
+
+    def names(self, index: str, point: str | None) -> list[str]:
+        from gov.core.index.stored import read_document_names
+
+        self.used = True
+        return read_document_names(index)
+
+    def catalogue(self, index: str, point: str | None) -> Catalogue:
+        from gov.core.routing.indexes import load_index
+
+        self.used = True
+        key = (index, point)
+        if key not in self._loaded:
+            self._loaded[key] = load_index(index)  # no model is loaded until a route needs it
+        return catalogue_of(self._loaded[key])
+
+    def adopt(self, key: str, index: str) -> Session | None:
+        """The session's state file, when read tracking keeps one (telemetry is on)."""
+        if self.files is None:
+            return None
+        from gov.core.index.stored import read_document_names
+
+        known = frozenset(read_document_names(index))
+        return self.files.load(key, known.__contains__)
+
+    def save_sessions(self) -> None:
+        """Write back every session this turn touched (atomically; never raises)."""
+        if self.files is None or self.sessions is None:
+            return
+        for key, session in list(self.sessions._sessions.items()):
+            try:
+                self.files.save(key, session)
+            except (OSError, ValueError):
+                continue

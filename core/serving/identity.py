@@ -1,0 +1,46 @@
+"""Which installation and version of gov this is: the warm server's name and its answers' signature.
+
+One warm server serves one installation and version, so a venv never gets another's
+answers and an upgrade never talks to the old code. The hook's client computes this on
+every turn before it opens the socket, so this module imports nothing Python has not
+loaded at start-up but ``binascii`` (``hashlib`` alone costs a turn more than a
+millisecond), and reads gov's version from ``gov/core/__init__.py``'s constant without
+importing the library. The installation is where gov's code and its Python environment
+live: two virtual environments, or two checkouts, differ. This separates a user's own
+installations; it is not a secret (the runtime folder is the user's alone).
+"""
+
+import os
+import sys
+
+from gov.core import __version__
+
+_CACHE: list[str] = []
+
+
+def installation() -> str:
+    """Twelve hex digits naming where this gov and its Python environment live."""
+    if not _CACHE:
+        import binascii
+
+        core = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        key = f"{sys.prefix}\0{core}".encode("utf-8", "surrogatepass")
+        _CACHE.append(f"{binascii.crc32(key):08x}{binascii.crc32(key[::-1]) & 0xFFFF:04x}")
+    return _CACHE[0]
+
+
+def version() -> str:
+    return __version__
+
+
+def stem(who: "dict[str, str] | None" = None) -> str:
+    """``serve-INSTALLATION-VERSION``: the name of this installation's runtime files."""
+    installed = who["installation"] if who else installation()
+    raw = who["version"] if who else __version__
+    safe = "".join(c if c.isalnum() or c in ".-" else "_" for c in raw)
+    return f"serve-{installed}-{safe}"
+
+
+def signature() -> bytes:
+    """``INSTALLATION-VERSION`` as bytes: what a hook reply carries and the client checks."""
+    return f"{installation()}-{__version__}".encode()
