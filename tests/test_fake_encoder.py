@@ -47,7 +47,7 @@ def test_its_vectors_never_reach_the_suites_cache(fake_encoder: HashedWordsEncod
                                                   _private_folders: dict[str, str]) -> None:
     """The stand-in's vectors carry the bundled model's id: in the suite's cache folder they
     would be read back by the real model's builds (body passages and the background bank
-    are cached whatever GOV_EMBED_CACHE says)."""
+    ask for the cache)."""
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index
     from tests.conftest import POLICIES

@@ -92,6 +92,17 @@ def test_small_builds_skip_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     assert use_cache(1)
 
 
+def test_the_setting_overrides_what_a_caller_asks_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Body passages and the background bank ask for the cache; GOV_EMBED_CACHE=0 still
+    means no cache at all, and =1 a cache even where a caller would skip it."""
+    monkeypatch.delenv("GOV_EMBED_CACHE", raising=False)
+    assert use_cache(1, True) and not use_cache(10**6, False)
+    monkeypatch.setenv("GOV_EMBED_CACHE", "0")
+    assert not use_cache(1, True)
+    monkeypatch.setenv("GOV_EMBED_CACHE", "1")
+    assert use_cache(1, False)
+
+
 @pytest.mark.slow
 def test_a_rebuild_takes_every_vector_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      fake_encoder: HashedWordsEncoder) -> None:
