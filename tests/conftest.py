@@ -230,9 +230,8 @@ def bodies_index(example_index: Path) -> Path:
 def install_fake_encoder(patch: pytest.MonkeyPatch, encoder: HashedWordsEncoder, cache: Path) -> None:
     """Every encoder gov asks for (to build or to route) is ``encoder``. Its vectors never
     reach the suite's cache folder, where the real model's vectors are kept under the same
-    model id: gov's cache folder is ``cache`` (body passages and the background bank go
-    through the embedding cache whatever ``GOV_EMBED_CACHE`` says), and the embedding cache
-    is off for everything else."""
+    model id: gov's cache folder is ``cache``, and the embedding cache is off
+    (``GOV_EMBED_CACHE=0``, which every caller obeys)."""
     from gov.core.encode import embedding
 
     patch.setattr(embedding, "get_encoder", lambda *_args, **_kwargs: encoder)

@@ -157,8 +157,12 @@ def fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], clas
     calibration time: a route applies the weights with numpy alone."""
     from sklearn.linear_model import LogisticRegression
 
+    import warnings
+
     model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
-    model.fit(vectors, owners)
+    with warnings.catch_warnings():  # "more classes than half the samples" is the design
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(vectors, owners)
     weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
     bias = np.full(classes, -1e4, dtype=np.float32)
     seen = np.asarray(model.classes_, dtype=np.int64)
