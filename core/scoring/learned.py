@@ -155,9 +155,9 @@ def fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], clas
     """Multinomial logistic regression over embeddings; one row per class index (a class
     with no rows can never win). scikit-learn is imported only here, at build or
     calibration time: a route applies the weights with numpy alone."""
-    from sklearn.linear_model import LogisticRegression
-
     import warnings
+
+    from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
     with warnings.catch_warnings():  # "more classes than half the samples" is the design
