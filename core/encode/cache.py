@@ -98,12 +98,16 @@ class EmbeddingCache:
                 handle.write(buffer.getbuffer())
 
 
-def use_cache(missing: int) -> bool:
-    """Whether a build that must embed ``missing`` texts goes through the disk cache."""
+def use_cache(missing: int, wanted: bool | None = None) -> bool:
+    """Whether a build that must embed ``missing`` texts goes through the disk cache:
+    ``GOV_EMBED_CACHE`` decides when set (off means off for every caller), else ``wanted``,
+    else whether the build is large."""
     setting = os.environ.get("GOV_EMBED_CACHE", "").strip().lower()
     if setting in ("0", "false", "no", "off"):
         return False
-    return setting in ("1", "true", "yes", "on") or missing >= MIN_TEXTS
+    if setting in ("1", "true", "yes", "on"):
+        return True
+    return wanted if wanted is not None else missing >= MIN_TEXTS
 
 
 def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | None,
@@ -115,12 +119,12 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
     Returns the vectors and how many came from the cache. Progress counts all ``texts``,
     cached ones first, so a resumed build's bar starts where the last one stopped. What
     was embedded is saved every :data:`SAVE_SECONDS` of work, so an interrupted build
-    loses seconds, not minutes. ``cache`` forces the disk cache on or off (default: on for
-    large builds). ``download``: the user named this model (see
+    loses seconds, not minutes. ``cache`` asks for the disk cache or not (default: on for
+    large builds); ``GOV_EMBED_CACHE`` overrides it. ``download``: the user named this model (see
     :func:`~gov.core.encode.embedding.get_encoder`).
     """
     chunks = EmbeddingCache(model_folder(model_id, model_sha256), dim) \
-        if (use_cache(len(texts)) if cache is None else cache) else None
+        if use_cache(len(texts), cache) else None
     vectors = chunks.lookup(texts) if chunks is not None else {}
     hits = len(vectors)
     todo = [text for text in texts if text not in vectors]

@@ -4,7 +4,7 @@ Building fits scikit-learn's ``TfidfVectorizer`` (word 1-3 grams, English stop w
 l2 norm) and keeps what scoring needs as plain arrays: the vocabulary, the idf vector and
 the surface-by-term matrix in compressed sparse column form. Routing re-implements the
 analyzer and the transform in numpy so that a route never imports scikit-learn or scipy,
-and the scores are identical (``tests/test_lexical.py`` compares them).
+and the scores are identical (``tests/encode/test_tfidf.py`` compares them).
 """
 
 from __future__ import annotations

@@ -46,6 +46,10 @@ HUB_K = 10
 MIN_EXAMPLES = 5
 MAX_EXAMPLES = 2000  # example lines scored for the floor (a fixed sample past this)
 HEAD_PASSAGES = 8
+# Past this many documents the head is not fitted: its fit grows with rows × classes (9 s of
+# CPU at 1,354 skills, hundreds of gigabytes of probabilities at 100,000), and a route then
+# ranks by the fused score alone (the confidence model reads the head's probability as 0).
+HEAD_MAX_DOCUMENTS = 2000
 BANK_BATCH = 64
 ARRAYS = ("background_hub", "background_bank_top", "background_example_top")
 # The point's parameters the stored statistics depend on: another value needs a rebuild.
@@ -174,7 +178,10 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
         top[first: first + BANK_BATCH] = (rows - point.hub_weight * hub_raw).max(axis=1)
     example_top, estimate = _example_floor(scorer, stored, hub_raw, point)
     background = Background(hub, np.sort(top).astype(np.float32), example_top, {})
-    weights, bias = _fit_head(scorer, built.passages, kept)
+    head = scorer.documents <= HEAD_MAX_DOCUMENTS
+    if head:
+        built.arrays["head_weights"], built.arrays["head_bias"] = _fit_head(
+            scorer, built.passages, kept)
     info = {
         "bank_sha256": hashlib.sha256("\n".join(prompts).encode("utf-8")).hexdigest(),
         "bank_size": len(prompts),
@@ -183,9 +190,9 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
         "estimated_nearest_top1": estimate,
         "threshold": round(background.threshold(point)[0], 6),
         "params": {name: getattr(point, name) for name in BUILD_PARAMS},
+        "head": head,
     }
     built.arrays.update(background.arrays())
-    built.arrays["head_weights"], built.arrays["head_bias"] = weights, bias
     built.header = replace(built.header, background=info)
 
 

@@ -155,10 +155,14 @@ def fit_classifier(vectors: NDArray[np.float32], owners: NDArray[np.int64], clas
     """Multinomial logistic regression over embeddings; one row per class index (a class
     with no rows can never win). scikit-learn is imported only here, at build or
     calibration time: a route applies the weights with numpy alone."""
+    import warnings
+
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=CLASSIFIER_C, max_iter=500)
-    model.fit(vectors, owners)
+    with warnings.catch_warnings():  # "more classes than half the samples" is the design
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(vectors, owners)
     weights = np.zeros((classes, vectors.shape[1]), dtype=np.float32)
     bias = np.full(classes, -1e4, dtype=np.float32)
     seen = np.asarray(model.classes_, dtype=np.int64)

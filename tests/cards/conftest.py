@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,26 +35,6 @@ def base_card(**changes: Any) -> dict[str, Any]:
 
 
 NOW = "2025-06-01T12:00:00Z"
-
-
-def run_gov(
-    *args: str,
-    stdin: bytes | None = None,
-    cwd: Path | None = None,
-    env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run the real CLI in a subprocess, as a user or a CI job would."""
-    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
-    full_env.pop("CI", None)
-    return subprocess.run(
-        [sys.executable, "-m", "gov.cli.entry", *args],
-        input=stdin if stdin is not None else b"",
-        capture_output=True,
-        cwd=cwd,
-        env=full_env,
-        timeout=60,
-        check=False,
-    )
 
 
 def jsonl(data: bytes) -> list[dict[str, Any]]:

@@ -139,6 +139,7 @@ def test_per_file_and_per_corpus_budgets(tmp_path: Path, monkeypatch: pytest.Mon
         load_corpus([lines])
 
 
+@pytest.mark.slow
 def test_gov_index_of_a_hostile_folder_finishes(tmp_path: Path) -> None:
     """Through the real command: links to ``.``, a FIFO and a link to /dev/zero."""
     from tests.conftest import run_gov
@@ -155,6 +156,7 @@ def test_gov_index_of_a_hostile_folder_finishes(tmp_path: Path) -> None:
     assert b"not a regular file" in result.stderr and b"symlink loop" in result.stderr
 
 
+@pytest.mark.slow
 def test_card_globs_do_not_follow_links_in_loops(tmp_path: Path) -> None:
     from gov.core.cards.sources import resolve
 

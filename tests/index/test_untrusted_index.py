@@ -282,6 +282,7 @@ def test_evidence_and_names_reach_the_agent_cleaned(example_index: Path, tmp_pat
     assert all(ch not in route.why for route in answer.routes for ch in "\x1b\x07\u202e")
 
 
+@pytest.mark.slow
 def test_gov_show_and_route_text_escape_control_sequences(tmp_path: Path) -> None:
     """On a terminal, ``gov show`` and ``gov route --format text`` print a document's
     escape sequences as visible text, never as commands to the terminal."""

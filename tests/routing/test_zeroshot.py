@@ -58,6 +58,7 @@ def test_the_evidence_names_discriminating_words_and_the_nearest_surface(
     assert "words: pager" in why and "meaning: trigger 0." in why
 
 
+@pytest.mark.model
 def test_a_fresh_checkout_is_not_stale_but_an_edit_is(tmp_path: Path) -> None:
     corpus = tmp_path / "policies"
     shutil.copytree(POLICIES, corpus)
@@ -80,6 +81,7 @@ def test_plain_text_on_stdin_gets_a_hint_at_text(example_index: Path) -> None:
     assert "use --text" in row["error"]["message"]
 
 
+@pytest.mark.slow
 def test_a_corpus_without_triggers_shows_the_line_to_add(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("# Deploying\n\nWe ship on Tuesdays.\n")
     result = run_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"))

@@ -184,6 +184,7 @@ def test_the_warm_server_renders_what_the_hook_would_for_every_harness(
     assert info is not None and info["requests"] >= len(payloads)
 
 
+@pytest.mark.slow
 def test_problems_reach_stderr_through_the_server_too(server: subprocess.Popen[bytes], tmp_path: Path,
                                                       runtime: dict[str, str]) -> None:
     result = run_hook("gemini", payload=prompt_payload("gemini", ROUTED, tmp_path), env=runtime)

@@ -139,6 +139,7 @@ def events(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_a_replayed_session_gives_exactly_the_expected_read_counts(
         server: subprocess.Popen[bytes], corpus_project: Path, runtime: dict[str, str],
         tmp_path: Path) -> None:
@@ -197,6 +198,7 @@ def test_a_replayed_session_gives_exactly_the_expected_read_counts(
     assert str(p).encode() not in data and b"gov show" not in data
 
 
+@pytest.mark.slow
 def test_without_a_server_a_private_state_file_carries_the_route_to_the_read(
         corpus_project: Path, runtime: dict[str, str], tmp_path: Path) -> None:
     log = tmp_path / "telemetry.jsonl"

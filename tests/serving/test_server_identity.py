@@ -194,6 +194,7 @@ def test_the_hook_takes_no_hook_reply_from_another_installation(
         listener.close()
 
 
+@pytest.mark.slow
 def test_a_new_version_tells_the_old_server_to_exit(runtime: Path, tmp_path: Path) -> None:
     old_install = installation(tmp_path, "0.0.1")
     old_id = identity_of(old_install)
@@ -235,6 +236,7 @@ def test_links_planted_in_the_runtime_folder_are_not_followed(runtime: Path, tmp
     assert not any(victim.exists() for victim in victims.values())
 
 
+@pytest.mark.slow
 def test_sixty_four_simultaneous_clients_are_all_answered(runtime: Path) -> None:
     server = start_server(runtime)
     path = runtime / socket_name()

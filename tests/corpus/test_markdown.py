@@ -1,0 +1,51 @@
+"""One markdown file: header lines, front matter, status, code fences, bad YAML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gov.core.corpus.reader import load_corpus
+from tests.corpus.conftest import POLICY, write
+
+
+def test_markdown_header_lines_are_read(tmp_path: Path) -> None:
+    write(tmp_path / "deploying.md", POLICY)
+    corpus = load_corpus([tmp_path], base=tmp_path)
+    (doc,) = corpus.documents
+    assert doc.name == "deploying"
+    assert doc.trigger == "Shipping a service to production, or rolling one back."
+    assert doc.examples == ("roll back last night's release", "push the new build to prod")
+    assert doc.family == "delivery"
+    assert doc.depends_on == ("on-call", "testing")
+    assert "Exception: hotfixes may skip the window." in doc.text
+    assert doc.source == "deploying.md"
+
+
+@pytest.mark.parametrize("status", ["retired", "draft", "superseded", "deprecated", "withdrawn"])
+def test_status_leaves_document_out(tmp_path: Path, status: str) -> None:
+    write(tmp_path / "a.md", POLICY)
+    write(tmp_path / "old.md", POLICY.replace("**Family:**", f"**Status:** {status}\n**Family:**"))
+    corpus = load_corpus([tmp_path])
+    assert corpus.names == ["a"]
+    assert [doc.name for doc in corpus.retired] == ["old"]
+
+
+def test_two_trigger_lines_name_both_lines(tmp_path: Path) -> None:
+    write(tmp_path / "a.md", "# A\n\n**Agent-trigger:** one\n**Agent-trigger:** two\n")
+    warnings: list[str] = []
+    load_corpus([tmp_path], warn=warnings.append, base=tmp_path)
+    assert "a.md:4" in warnings[0] and "line 3" in warnings[0]
+
+
+def test_trigger_inside_a_code_fence_is_ignored(tmp_path: Path) -> None:
+    write(tmp_path / "a.md", "# A\n\n```\n**Agent-trigger:** not me\n```\n**Agent-trigger:** me\n")
+    assert load_corpus([tmp_path]).documents[0].trigger == "me"
+
+
+def test_bad_yaml_is_a_warning_with_the_line(tmp_path: Path) -> None:
+    write(tmp_path / "r.mdc", "---\ndescription: [unclosed\n---\nbody\n")
+    warnings: list[str] = []
+    load_corpus([tmp_path], warn=warnings.append, base=tmp_path)
+    assert "r.mdc" in warnings[0] and "YAML" in warnings[0]

@@ -1,0 +1,56 @@
+"""Body evidence at build time (gov index --bodies): one mean vector per document, reuse on
+rebuild, and approximate search over it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gov.core.corpus.passages import passages
+from gov.core.corpus.reader import load_corpus
+from gov.core.index.bodies import PASSAGES_PER_DOCUMENT
+from gov.core.routing.indexes import build_index, load_index
+from tests.conftest import EXAMPLES, POLICIES
+
+PROMPTS = [json.loads(line)["prompt"] for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
+
+
+def test_a_body_vector_is_the_mean_of_its_first_passages(fake_bodies_index: Path) -> None:
+    from gov.core.encode.embedding import get_encoder
+
+    index = load_index(fake_bodies_index)
+    assert index.scorer.body_vectors is not None and index.header.bodies["documents"] == 22
+    name = "deployment"
+    position = list(index.names).index(name)
+    chunks = passages(index.text(name))
+    assert len(chunks) > PASSAGES_PER_DOCUMENT
+    first = chunks[:PASSAGES_PER_DOCUMENT]
+    expected = np.mean(get_encoder(index.model_id or "", purpose="build").embed(first), axis=0)
+    np.testing.assert_allclose(index.scorer.body_vectors[position], expected, atol=1e-5)
+
+
+def test_a_rebuild_takes_unchanged_passages_from_the_cache(bodies_index: Path) -> None:
+    again = build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=bodies_index)
+    assert again.header.bodies["passages_cached"] == again.header.bodies["passages"] > 0
+    # the same vectors, up to the rounding of ONNX runs batched differently (1e-8)
+    np.testing.assert_allclose(again.arrays["body_vectors"],
+                               load_index(bodies_index).scorer.body_vectors, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_approximate_search_mixes_bodies_like_exact_search(fake_bodies_index: Path, tmp_path: Path) -> None:
+    import importlib.util
+
+    # Not importorskip: usearch must be imported after onnxruntime (see core/index/ann.py).
+    if importlib.util.find_spec("usearch") is None:
+        pytest.skip("usearch is not installed")
+    path = tmp_path / "ann"
+    build_index(load_corpus([POLICIES], warn=lambda _m: None), previous=fake_bodies_index,
+                ann=True).write(path)
+    near, exact = load_index(path), load_index(path, exact=True)
+    routed = [r.names for r in near.route_many(PROMPTS, record=False)]
+    assert routed == [r.names for r in exact.route_many(PROMPTS, record=False)]
+    assert any(routed)  # something routed, so the comparison means something
