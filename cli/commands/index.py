@@ -32,11 +32,11 @@ routes only what scores above them on this corpus (see gov route --explain).
 Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
 routes then read the vectors of the nearest surfaces' documents, not every vector.
 
-Documents with the same **Family:** line form a routing family: a route takes at most one
-document of a family (its best), so two near-duplicates never take both routes of a turn.
---families auto also makes a family of each cluster of documents gov lint calls
-near-duplicates (its overlap rule, thresholds from gov-lint.json beside the corpus);
---families none turns families off.
+With --families declared, documents with the same **Family:** line form a routing family:
+a route takes at most one document of a family (its best), so two near-duplicates never take
+both routes of a turn. --families auto also makes a family of each cluster of documents gov
+lint calls near-duplicates (its overlap rule, thresholds from gov-lint.json beside the
+corpus). The default is none: a Family line that groups related documents keeps both routes.
 """
 
 
@@ -56,7 +56,7 @@ def index_command(
     bodies: Annotated[bool, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning (default), or leave bodies out.")] = True,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
-    families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: documents sharing a Family line (declared), also clusters of near-duplicates (auto), or none.")] = "declared",
+    families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: none (default), documents sharing a Family line (declared), or also clusters of near-duplicates (auto).")] = "none",
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
     *,
     view: options.Output,

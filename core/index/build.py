@@ -140,7 +140,7 @@ def build(
     bodies: bool = True,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
-    families: str = "declared",
+    families: str = "none",
     duplicates: Thresholds | None = None,
     download: bool = False,
 ) -> BuiltIndex:
@@ -241,8 +241,8 @@ def build(
     if grouped is not None:
         arrays["doc_family"], summary = grouped
         header = replace(header, families=summary)
-    elif families == "none":  # recorded, so a refresh keeps it
-        header = replace(header, families={"mode": "none"})
+    elif families != "none":  # recorded, so a refresh keeps it
+        header = replace(header, families={"mode": families})
     return BuiltIndex(header, arrays, embedded)
 
 

@@ -174,7 +174,7 @@ class StoredIndex:
 
     def families(self) -> NDArray[np.int32] | None:
         """Each document's routing family id (``None``: no two documents share one)."""
-        if self.header.families is None or self.header.families.get("mode") == "none":
+        if self.header.families is None or not self.header.families.get("families"):
             return None
         try:
             ids = np.asarray(self.array("doc_family"))

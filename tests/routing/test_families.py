@@ -60,6 +60,7 @@ def test_select_spends_one_route_per_family() -> None:
     assert [c.doc for c in one_family] == [0, 2]
 
 
+@pytest.mark.model
 def test_auto_families_keep_near_duplicates_from_taking_both_routes(tmp_path: Path) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index, load_index
@@ -87,6 +88,7 @@ def test_auto_families_keep_near_duplicates_from_taking_both_routes(tmp_path: Pa
     assert load_index(tmp_path / "none").families is None
 
 
+@pytest.mark.model
 def test_declared_families_are_stored_and_a_refresh_keeps_the_mode(tmp_path: Path) -> None:
     import shutil
 
@@ -94,7 +96,8 @@ def test_declared_families_are_stored_and_a_refresh_keeps_the_mode(tmp_path: Pat
     from gov.core.routing.indexes import build_index, build_options, ensure_index, load_index
 
     corpus = load_corpus([POLICIES], warn=lambda _m: None)
-    built = build_index(corpus)
+    assert build_index(corpus).header.families is None  # families are opt-in
+    built = build_index(corpus, families="declared")
     assert built.header.families is not None and built.header.families["mode"] == "declared"
     ids = built.arrays["doc_family"]
     by_family: dict[str, set[int]] = {}
