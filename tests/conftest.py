@@ -230,12 +230,13 @@ def bodies_index(example_index: Path) -> Path:
 def install_fake_encoder(patch: pytest.MonkeyPatch, encoder: HashedWordsEncoder, cache: Path) -> None:
     """Every encoder gov asks for (to build or to route) is ``encoder``. Its vectors never
     reach the suite's cache folder, where the real model's vectors are kept under the same
-    model id: gov's cache folder is ``cache``, and the embedding cache is off
-    (``GOV_EMBED_CACHE=0``, which every caller obeys)."""
+    model id: gov's cache folder is ``cache``, a folder of the stand-in's own, and the
+    embedding cache keeps its defaults there (body passages and the background bank ask for
+    it; other small builds skip it)."""
     from gov.core.encode import embedding
 
     patch.setattr(embedding, "get_encoder", lambda *_args, **_kwargs: encoder)
-    patch.setenv("GOV_EMBED_CACHE", "0")
+    patch.delenv("GOV_EMBED_CACHE", raising=False)
     patch.setenv("GOV_CACHE_DIR", str(cache))
 
 
