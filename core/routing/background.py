@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,9 @@ class Background:
     bank_top: NDArray[np.float32]  # sorted: each screened bank prompt's best gate score
     example_top: NDArray[np.float32] | None  # sorted: each example line's, left out
     info: dict[str, Any]
+    # thresholds already worked out, per (alpha, beta): a quantile per route is 0.4 ms
+    _thresholds: dict[tuple[float, float], tuple[float, str]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def arrays(self) -> dict[str, NDArray[np.float32]]:
         out = {"background_hub": self.hub, "background_bank_top": self.bank_top}
@@ -82,10 +85,17 @@ class Background:
 
     def threshold(self, point: OperatingPoint) -> tuple[float, str]:
         """The score a prompt must reach, and which guard sets it ("bank" or "examples")."""
-        bank = float(np.quantile(self.bank_top, 1.0 - point.background_alpha))
+        key = (point.background_alpha, point.example_beta)
+        known = self._thresholds.get(key)
+        if known is None:
+            known = self._thresholds[key] = self._threshold(*key)
+        return known
+
+    def _threshold(self, alpha: float, beta: float) -> tuple[float, str]:
+        bank = float(np.quantile(self.bank_top, 1.0 - alpha))
         if self.example_top is None or self.example_top.size < MIN_EXAMPLES:
             return bank, "bank"
-        floor = float(np.quantile(self.example_top, point.example_beta))
+        floor = float(np.quantile(self.example_top, beta))
         return (floor, "examples") if floor > bank else (bank, "bank")
 
     def rarity(self, top: float) -> float:
