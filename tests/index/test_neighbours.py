@@ -129,7 +129,10 @@ def test_the_graph_path_with_a_real_usearch_graph() -> None:
     thresholds = nb.Thresholds(0.8, 0.8)
     exact = {(p.a, p.b) for p in nb.exact_pairs(layout, vectors, None, thresholds)}
     graph = {(p.a, p.b) for p in nb.graph_pairs(layout, vectors, nearest, thresholds)}
-    assert graph == exact
+    # An approximate graph (built on several threads, so not the same twice) may miss a
+    # pair, never invent one: every pair it finds is a true one, and it finds nearly all.
+    assert graph <= exact and len(exact) >= 8
+    assert len(graph) >= 0.9 * len(exact), (len(graph), len(exact))
 
 
 def test_clusters_and_families() -> None:
