@@ -51,8 +51,6 @@ def export_cmd(
     return 1 if problems else 0
 
 
-
-
 @card_app.command("import")
 @options.shared(formats=("json", "jsonl"), tty="json", pipe="jsonl", format_help=INTEROP_FORMAT_HELP)
 def import_cmd(

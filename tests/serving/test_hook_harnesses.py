@@ -14,7 +14,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from tests.serving.hook_contracts import (
     start_payload,
     valid_output,
 )
+from tests.serving.test_server import start_server
 
 ROUTED = "roll back last night's release, checkout is throwing 500s"
 NAMES = sorted(p.stem for p in POLICIES.glob("*.md") if "**Status:** retired" not in p.read_text())
@@ -66,25 +66,9 @@ def runtime(tmp_path: Path) -> dict[str, str]:
     return {"GOV_RUNTIME_DIR": str(tmp_path / "rt")}
 
 
-def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "gov.cli.entry", "serve", "--idle-timeout", "300"],
-                            env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    sock = Path(env["GOV_RUNTIME_DIR"]) / socket_name()
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        if sock.exists() and request({"op": "ping"}, path=sock) is not None:
-            return proc
-        if proc.poll() is not None:
-            raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server died")
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("server did not start")
-
-
 @pytest.fixture()
 def server(runtime: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    proc = start_server(runtime)
+    proc = start_server(runtime, idle=300)
     yield proc
     proc.terminate()
     proc.wait(timeout=30)

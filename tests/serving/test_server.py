@@ -24,7 +24,7 @@ def start_server(env: dict[str, str], idle: int = 120) -> subprocess.Popen[bytes
     proc = subprocess.Popen(gov_command("serve", "--idle-timeout", str(idle)), env=gov_env(env),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sock = Path(env["GOV_RUNTIME_DIR"]) / socket_name()
-    deadline = time.time() + 60
+    deadline = time.time() + 90  # a busy machine loads the model slowly
     while time.time() < deadline:
         if sock.exists() and request({"op": "ping"}, path=sock) is not None:
             return proc
