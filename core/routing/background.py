@@ -46,6 +46,10 @@ HUB_K = 10
 MIN_EXAMPLES = 5
 MAX_EXAMPLES = 2000  # example lines scored for the floor (a fixed sample past this)
 HEAD_PASSAGES = 8
+# The head's rows × classes at most: its fit holds a few float arrays of that shape, so this
+# bounds its memory (about 250 MB). A large corpus gives each document fewer passages
+# (2 each at 2,000 documents); a corpus of a few hundred keeps all eight.
+HEAD_CELLS = 8_000_000
 # Past this many documents the head is not fitted: its fit grows with rows × classes (9 s of
 # CPU at 1,354 skills, hundreds of gigabytes of probabilities at 100,000), and a route then
 # ranks by the fused score alone (the confidence model reads the head's probability as 0).
@@ -159,7 +163,7 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
     from dataclasses import replace
 
     from gov.core.encode.cache import embed_missing
-    from gov.core.encode.embedding import model_sha256
+    from gov.core.encode.embedding import model_sha256, release
     from gov.core.index.stored import StoredIndex
     from gov.core.scoring.scorer import Scorer
 
@@ -172,6 +176,7 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
                              model_sha256=model_sha256(model_id),
                              dim=int(scorer.embeddings.shape[1]), cache=True)
     bank = np.stack([found[text] for text in prompts]).astype(np.float32)
+    release("build")  # the build's last embedding: free the encoder before the head's fit
     near = np.zeros(len(prompts))
     for first in range(0, len(prompts), BANK_BATCH):
         near[first: first + BANK_BATCH] = scorer.surface_similarities(
@@ -275,8 +280,10 @@ def _fit_head(scorer: Scorer, passages: Passages | None, bank: NDArray[np.float3
     rows = [np.asarray(scorer.embeddings, dtype=np.float32)]
     owners = [np.asarray(scorer.stored.surface_doc, dtype=np.int64)]
     if passages is not None and passages.owners.size:
+        fixed = scorer.embeddings.shape[0] + bank.shape[0]
+        each = min(HEAD_PASSAGES, max(0, (HEAD_CELLS // (documents + 1) - fixed) // documents))
         rank = _rank_within(passages.owners)
-        take = rank < HEAD_PASSAGES
+        take = rank < each
         rows.append(passages.vectors[take])
         owners.append(passages.owners[take])
     rows.append(bank)

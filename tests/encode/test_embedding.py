@@ -36,3 +36,33 @@ def test_batches_do_not_change_vectors() -> None:
     together = encoder.embed(many)
     alone = np.stack([encoder.embed([text])[0] for text in many[:3]])
     np.testing.assert_allclose(together[:3], alone, atol=1e-5)
+
+
+def test_length_groups_keep_each_run_under_the_token_budget() -> None:
+    """Runs are sized by tokens, not texts: the encoder's memory follows rows × width."""
+    from gov.core.encode import embedding
+
+    lengths = sorted([8] * 300 + [40] * 100 + [130] * 50 + [256] * 7)
+    sizes = embedding._length_groups(lengths, model_bundle.BATCH_SIZE)
+    assert sum(sizes) == len(lengths)
+    start = 0
+    for size in sizes:
+        width = lengths[start + size - 1]  # ascending: the widest is the last
+        assert size <= model_bundle.BATCH_SIZE
+        assert size == 1 or size * width <= embedding._RUN_TOKENS, (size, width)
+        start += size
+
+
+def test_release_drops_one_purposes_encoders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build frees its encoder before the head's fit (the next build makes a new one);
+    the route encoder a warm server holds stays."""
+    from gov.core.encode import embedding
+
+    model = model_bundle.DEFAULT_MODEL_ID
+    build, route, other = object(), object(), object()
+    cached = {(model, "build", False): build, (model, "route", False): route,
+              ("some/model", "build", True): other}
+    monkeypatch.setattr(embedding, "_ENCODERS", dict(cached))
+    embedding.release("build")
+    remaining = dict(embedding._ENCODERS)
+    assert remaining == {(model, "route", False): route}
