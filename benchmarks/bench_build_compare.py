@@ -9,7 +9,9 @@ the configurations interleaved so a busy machine weighs on all of them alike:
 * ``current --no-bodies``: this interpreter's gov, bodies off (what the baseline built);
 * ``current``: this interpreter's gov with its defaults (bodies on: the first passages of
   each body embedded as one more vector per document);
-* ``baseline``: the gov of ``--python`` (another virtual environment) with its defaults.
+* ``baseline``: the gov of ``--python`` (another virtual environment) with its defaults;
+* ``baseline --no-bodies`` (with ``--baseline-no-bodies``, for a baseline that has bodies):
+  the same, bodies off; then each current configuration is compared with its own.
 
 Each build is a fresh process measured alone: wall and CPU seconds, peak RSS. The load
 average is printed before each build; the summary gives each configuration's range over
@@ -37,11 +39,14 @@ sys.path.insert(0, str(HERE))
 from bench_build import run_measured, synthesise  # noqa: E402
 
 
-def configurations(baseline: str | None) -> list[tuple[str, str, list[str]]]:
+def configurations(baseline: str | None, no_bodies: bool = False
+                   ) -> list[tuple[str, str, list[str]]]:
     rows = [("current --no-bodies", sys.executable, ["--no-bodies"]),
             ("current (bodies on)", sys.executable, [])]
     if baseline:
         rows.append(("baseline", baseline, []))
+        if no_bodies:
+            rows.append(("baseline --no-bodies", baseline, ["--no-bodies"]))
     return rows
 
 
@@ -72,8 +77,10 @@ def main() -> int:
     parser.add_argument("--skills-count", type=int, default=1354)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--python", help="the baseline installation's interpreter")
+    parser.add_argument("--baseline-no-bodies", action="store_true",
+                        help="also build with the baseline, bodies off (a baseline with bodies)")
     parser.add_argument("--only", help="comma-separated configuration names to run "
-                        "(current-no-bodies, current, baseline)")
+                        "(current-no-bodies, current, baseline, baseline-no-bodies)")
     parser.add_argument("--work", type=Path,
                         default=Path(tempfile.gettempdir()) / "gov-bench-build-compare")
     args = parser.parse_args()
@@ -82,9 +89,9 @@ def main() -> int:
     if not folder.exists():
         synthesise(folder, args.skills_count)
     keys = {"current --no-bodies": "current-no-bodies", "current (bodies on)": "current",
-            "baseline": "baseline"}
+            "baseline": "baseline", "baseline --no-bodies": "baseline-no-bodies"}
     chosen = set(args.only.split(",")) if args.only else set(keys.values())
-    configs = [c for c in configurations(args.python) if keys[c[0]] in chosen]
+    configs = [c for c in configurations(args.python, args.baseline_no_bodies) if keys[c[0]] in chosen]
     results: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in configs}
     print(json.dumps({"documents": args.skills_count, "cores": os.cpu_count(),
                       "python": {name: python for name, python, _ in configs}}), flush=True)
@@ -107,15 +114,18 @@ def main() -> int:
               f"{span([r['peak_rss_mb'] for r in ok], 'MB', 0):>16} "
               f"{span([r['load_1min'] for r in ok], '', 1):>10}")
     if results.get("baseline"):
-        base = results["baseline"]
         for name in ("current --no-bodies", "current (bodies on)"):
             rows = results.get(name)
             if not rows:
                 continue
+            base = results.get("baseline --no-bodies") if "no-bodies" in name else None
+            base = base or results["baseline"]
             ratios = {key: statistics.median(b[key] for b in base)
                       / statistics.median(r[key] for r in rows)
                       for key in ("wall_s", "cpu_s", "peak_rss_mb")}
-            print(f"baseline / {name}: wall {ratios['wall_s']:.1f}x, CPU {ratios['cpu_s']:.1f}x, "
+            which = "baseline --no-bodies" if base is results.get("baseline --no-bodies") \
+                else "baseline"
+            print(f"{which} / {name}: wall {ratios['wall_s']:.1f}x, CPU {ratios['cpu_s']:.1f}x, "
                   f"peak RSS {ratios['peak_rss_mb']:.1f}x (medians)")
     return 0
 

@@ -103,7 +103,7 @@ def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, b
     folder = _runtime_dir()
     if folder is None:
         return None
-    from gov.core.serving import identity  # binascii and gov's version: no more
+    from gov.core.serving import identity  # gov's version and a hash: no more
     fields = [b"start=" + repr(start).encode(), b"cwd=" + os.fsencode(os.getcwd())]
     for key in ENV_KEYS:
         value = os.environ.get(key)

@@ -188,7 +188,7 @@ def test_the_warm_hook_process_imports_almost_nothing(server: subprocess.Popen[b
     imported = {line.rsplit("|", 1)[1].strip() for line in lines[1:]}
     assert {"gov.cli.commands.hook", "_socket"} <= imported
     heavy = {"re", "json", "typing", "pathlib", "tempfile", "dataclasses", "enum", "socket",
-             "hashlib", "numpy", "typer"}
+             "hashlib", "binascii", "numpy", "typer"}
     assert not imported & heavy, imported & heavy
     # of the library, only the package markers and the identity the socket is named by
     library = {name for name in imported if name.startswith("gov.core")}
