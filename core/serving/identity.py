@@ -4,10 +4,11 @@ One warm server serves one installation and version, so a venv never gets anothe
 answers and an upgrade never talks to the old code. The hook's client computes this on
 every turn before it opens the socket, so this module imports nothing Python has not
 loaded at start-up (``hashlib`` alone costs a turn more than a millisecond, ``binascii``
-half of one: the hash is FNV-1a in a few lines), and reads gov's version from ``gov/core/__init__.py``'s constant without
-importing the library. The installation is where gov's code and its Python environment
-live: two virtual environments, or two checkouts, differ. This separates a user's own
-installations; it is not a secret (the runtime folder is the user's alone).
+half of one: the hash is FNV-1a in a few lines), and reads gov's version from
+``gov/core/__init__.py``'s constant without importing the library. The installation is
+where gov's code and its Python environment live: two virtual environments, or two
+checkouts, differ. This separates a user's own installations; it is not a secret (the
+runtime folder is the user's alone).
 """
 
 import os
