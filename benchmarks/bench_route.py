@@ -339,7 +339,7 @@ def measure_build(gov: list[str], python: str, count: int, runs: int,
         run = checked(run_process([*gov, "index", str(corpus), "-o", str(target), "--quiet"],
                                   env=env, scratch=scratch), "gov index (generated)")
         if number == 0:
-            names = capture([python, "-c", "import sys; from gov.core.routing.indexes import "
+            names = capture([python, "-c", "import sys; from gov.core.index.stored import "
                              "read_document_names as r; print(len(r(sys.argv[1])))",
                              str(target)])
             if int(names) != count:
