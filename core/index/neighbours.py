@@ -178,18 +178,9 @@ def merge(found: dict[str, dict[tuple[int, int], float]]) -> list[Pair]:
 def clusters(pairs: Sequence[Pair], documents: int) -> list[list[int]]:
     """Connected groups of two or more documents (union-find over the pairs), each sorted,
     in order of their first document."""
-    parent = list(range(documents))
-
-    def root(node: int) -> int:
-        while parent[node] != node:
-            parent[node] = parent[parent[node]]
-            node = parent[node]
-        return node
-
+    root, join = _union_find(documents)
     for pair in pairs:
-        ra, rb = root(pair.a), root(pair.b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+        join(pair.a, pair.b)
     groups: dict[int, list[int]] = {}
     for node in range(documents):
         groups.setdefault(root(node), []).append(node)
@@ -274,7 +265,20 @@ def family_ids(declared: Sequence[str | None], groups: Sequence[Sequence[int]] =
     """A family id per document: documents with the same declared family, or in one of
     ``groups`` (clusters of near-duplicates), share one; every other document is its own."""
     documents = len(declared)
-    parent = list(range(documents))
+    root, join = _union_find(documents)
+    first_of: dict[str, int] = {}
+    for position, family in enumerate(declared):
+        if family:
+            join(first_of.setdefault(family, position), position)
+    for group in groups:
+        for member in group[1:]:
+            join(group[0], member)
+    return np.asarray([root(node) for node in range(documents)], dtype=np.int32)
+
+
+def _union_find(size: int) -> tuple[Callable[[int], int], Callable[[int, int], None]]:
+    """``root`` and ``join`` over ``size`` nodes; a group's root is its lowest node."""
+    parent = list(range(size))
 
     def root(node: int) -> int:
         while parent[node] != node:
@@ -287,11 +291,4 @@ def family_ids(declared: Sequence[str | None], groups: Sequence[Sequence[int]] =
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    first_of: dict[str, int] = {}
-    for position, family in enumerate(declared):
-        if family:
-            join(first_of.setdefault(family, position), position)
-    for group in groups:
-        for member in group[1:]:
-            join(group[0], member)
-    return np.asarray([root(node) for node in range(documents)], dtype=np.int32)
+    return root, join
