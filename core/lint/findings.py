@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gov.core.lint.rules import BY_ID, RANK
+from gov.core.lint.rules import RANK
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,3 @@ def ordered(findings: list[Finding]) -> list[Finding]:
     for items in sorted(groups.values(), key=weight):
         out.extend(sorted(items, key=lambda f: (-f.rank, f.line or 0, f.rule, f.message)))
     return out
-
-
-def rule_summary(rule: str) -> str:
-    return BY_ID[rule].summary

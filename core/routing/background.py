@@ -111,11 +111,6 @@ class Background:
         exceed = n - int(np.searchsorted(self.bank_top, top, side="left"))
         return -math.log10((1 + exceed) / (n + 1))
 
-    def rarity_many(self, top: NDArray[np.float64]) -> NDArray[np.float64]:
-        n = self.bank_top.size
-        exceed = n - np.searchsorted(self.bank_top, top, side="left")
-        return np.asarray(-np.log10((1 + exceed) / (n + 1)), dtype=np.float64)
-
     def gate_scores(self, lexical: NDArray[Any], semantic: NDArray[Any],
                     point: OperatingPoint) -> NDArray[np.float64]:
         """Each document's score for the gate (1-d or 2-d): the weighted sum of its

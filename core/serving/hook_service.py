@@ -56,17 +56,6 @@ class HookRequest:
         self.payload = payload
 
 
-def encode_request(argv: list[str], cwd: str, environ: dict[str, str], start: float,
-                   payload: bytes) -> bytes:
-    """The request bytes (the hook client builds the same bytes without importing this)."""
-    fields = [b"start=" + repr(start).encode(), b"cwd=" + os.fsencode(cwd)]
-    fields += [b"env:" + key.encode() + b"=" + os.fsencode(value)
-               for key, value in environ.items() if value]
-    fields += [b"arg=" + os.fsencode(arg) for arg in argv]
-    return MAGIC + b"\0" + str(len(fields)).encode() + b"\0" + b"".join(
-        field + b"\0" for field in fields) + payload
-
-
 def decode_request(data: bytes) -> HookRequest:
     """A request from its bytes; ValueError when they are not one."""
     magic, count, rest = data.split(b"\0", 2)
@@ -98,15 +87,6 @@ def decode_request(data: bytes) -> HookRequest:
 def encode_reply(turn: Turn) -> bytes:
     return (MAGIC + b"\0ok\0" + signature() + b"\0"
             + turn.stderr.encode("utf-8", "replace").replace(b"\0", b" ") + b"\0" + turn.stdout)
-
-
-def decode_reply(data: bytes) -> tuple[bytes, bytes]:
-    """(stdout, stderr) from a reply; ValueError when it is not an ``ok`` one of this
-    installation and version."""
-    magic, status, signed, stderr, stdout = data.split(b"\0", 4)
-    if magic != MAGIC or status != b"ok" or signed != signature():
-        raise ValueError("not a hook reply of this installation")
-    return stdout, stderr
 
 
 class _Nowhere:
