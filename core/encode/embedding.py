@@ -78,7 +78,8 @@ class OnnxEncoder:
             # busy machine spinning threads take the cores the rest of the route needs.
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # A memory plan is kept per input shape, and every length group is a new shape:
-            # planning cost a 1,354-skill build about 100 MB and saved no time.
+            # on 1,354 skill descriptions plans cost 85 MB at 2,048-token runs and 33 MB at
+            # 512, and saved no time (``benchmarks/bench_encoder.py``).
             options.enable_mem_pattern = False
             if threads:
                 options.intra_op_num_threads = threads
@@ -143,9 +144,9 @@ class OnnxEncoder:
 
 # What one model run costs beyond its tokens, counted in tokens (measured on two cores).
 _RUN_COST_TOKENS = 16
-# Tokens of one run at most (rows × width): attention grows with rows × width². At 2,048 a
-# 1,354-skill build peaked near 600 MB in the encoder; at 512, near 330 MB and no slower
-# (smaller runs stay in cache). The vectors do not depend on it.
+# Tokens of one run at most (rows × width): attention grows with rows × width². On 1,354
+# skill descriptions the encoder peaked at 508 MB with 2,048 and 317 MB with 512, in about
+# the same CPU (``benchmarks/bench_encoder.py``). The vectors do not depend on it.
 _RUN_TOKENS = 512
 # Texts tokenized and sorted by length together, in batches: bounds the padded arrays.
 _SORT_WINDOW = 32
