@@ -116,6 +116,8 @@ def main() -> int:
     parser.add_argument("--max-fa", type=float, default=None,
                         help="calibration gate (default: about half the set's target)")
     parser.add_argument("--no-learn", action="store_true", help="calibrate without --learn")
+    parser.add_argument("--refit", action="store_true",
+                        help="calibrate with --refit (the full grid, whatever the labels' count)")
     parser.add_argument("--work", type=Path, default=None, help="keep files here (reuses the index)")
     parser.add_argument("--json", type=Path, default=None, help="also write the reports here")
     parser.add_argument("--bodies", action="store_true",
@@ -158,6 +160,8 @@ def main() -> int:
                       "--format", "json"]
     if not options.no_learn:
         calibrate_args.append("--learn")
+    if options.refit:
+        calibrate_args.append("--refit")
     started = time.perf_counter()
     calibrated = json.loads(run(calibrate_args, stdin=calibration))
     calibrate_seconds = time.perf_counter() - started

@@ -69,6 +69,9 @@ def calibrate_command(
         "--semantic-floors", help="Comma-separated semantic floors to try.")] = None,
     no_confidence: Annotated[bool, typer.Option(
         "--no-confidence", help="Learn no confidence model or abstention threshold.")] = False,
+    refit: Annotated[bool, typer.Option(
+        "--refit", help="Search the full grid even with fewer than 200 labelled prompts, "
+                        "instead of moving the label-free point.")] = False,
     *,
     view: options.Output,
 ) -> int:
@@ -90,7 +93,7 @@ def calibrate_command(
         loaded, labelled, out=out, corpus_id=corpus_id, max_fa=max_fa, learn=learn,
         lexical_floors=_floats(lexical_floors, "--lexical-floors") or grid.LEXICAL_FLOORS,
         semantic_floors=_floats(semantic_floors, "--semantic-floors") or grid.SEMANTIC_FLOORS,
-        confidence=not no_confidence, progress=conventions.notice)
+        confidence=not no_confidence, refit=refit, progress=conventions.notice)
     if run.unknown_names:
         conventions.warn(f"expected names the index has no document for: "
                          f"{', '.join(run.unknown_names[:10])}")

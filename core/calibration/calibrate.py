@@ -53,9 +53,13 @@ def calibrate_index(
     lexical_floors: Sequence[float] = grid.LEXICAL_FLOORS,
     semantic_floors: Sequence[float] = grid.SEMANTIC_FLOORS,
     confidence: bool = True,
+    refit: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> CalibrationRun:
     """Choose the point for ``router``'s index from ``labelled``; write it to ``out``.
+
+    With fewer than ``FEW_LABELS`` prompts a background-gated point is moved, not refitted,
+    unless ``refit`` asks for the full grid.
 
     ``learn`` keeps the labelled positives as surfaces and a classifier, saved as
     ``STEM.learned.npz`` beside ``out`` (so it needs ``out``).
@@ -71,7 +75,7 @@ def calibrate_index(
     started = time.perf_counter()
     label_free = router.operating_point
     result = None
-    if label_free.gate == "background" and router.background is not None:
+    if label_free.gate == "background" and router.background is not None and not refit:
         result = grid.nudge(router.names, labelled, scores, base=label_free,
                             background=router.background, max_fa=max_fa)
     # Few labels move the label-free point; a full grid runs with more, or when moving it

@@ -123,12 +123,16 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     negative = ~positive
     labels = int(expected.sum())
     alphas: list[float] = []
+    label_free = 0.0
     if background is not None and scores.semantic is not None:
         weights = None
         confidence = background.gate_scores(scores.lexical, scores.semantic, base).max(axis=1)
-        alphas = sorted(set(BACKGROUND_ALPHAS) | {base.background_alpha})
-        thresholds: list[float | None] = [
-            background.threshold(base.with_params(background_alpha=alpha))[0] for alpha in alphas]
+        # Labels choose the share itself: the grid's shares are this corpus's, not grown with
+        # its size, and the label-free point's own share on this corpus is one of them.
+        label_free = background.alpha(base)
+        alphas = sorted(set(BACKGROUND_ALPHAS) | {label_free})
+        thresholds: list[float | None] = [background.threshold(base.with_params(
+            background_alpha=alpha, background_alpha_growth=0.0))[0] for alpha in alphas]
     else:
         weights = (fit_confidence(many.features[has1], correct1[has1])
                    if learnable_confidence else None)
@@ -175,7 +179,7 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
                          correct / labels if labels else None)
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
                 # Ties go to the quieter point, then (background) to the label-free share.
-                nearest = -abs(alphas[column] - base.background_alpha) if alphas else 0.0
+                nearest = -abs(alphas[column] - label_free) if alphas else 0.0
                 key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), nearest, -routes, -fa)
                 if best_key is None or key > best_key:
                     best_key, best_setting = key, (top_k, rule, column)
@@ -200,7 +204,7 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     }
     if alphas:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
-                                 background_alpha=alphas[column])
+                                 background_alpha=alphas[column], background_alpha_growth=0.0)
     else:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
                                  min_confidence=threshold,

@@ -8,7 +8,9 @@ operating point pools, fused, ranked and gated by the router's own kernel
 and second-route rule; the index's head is left out, as it was fitted on these very
 lines). A surface is shadowed when that route delivers other documents and not its own;
 one the router would abstain on is not (nobody takes it). Nothing is embedded or rebuilt:
-a document with one surface left out is scored on the rest of its stored vectors.
+a document with one surface left out is scored on the rest of its stored vectors. Without
+the head the finding is about words and meaning alone: a rebuilt index's head, fitted on the
+document's other lines and passages, can still bring a shadowed line home.
 
 Every example line is checked (its document keeps its trigger). A trigger is checked only
 when its document has at least ``min_examples`` examples to stand for it: without its

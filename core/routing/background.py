@@ -5,8 +5,11 @@ vocabulary, corpus size, how alike the documents are), so one shipped threshold 
 on one corpus and noisy on another. Instead, when an index is built, gov routes a bank of
 prompts no team document governs (``core/data/background_prompts.jsonl``) against the
 corpus and keeps what they score; a prompt routes only when its best score clears the
-bank's ``1 - background_alpha`` quantile ("scores above 95 % of prompts nobody would route
-here" means the same on every corpus). Measured at build, with no labels:
+bank's ``1 - alpha`` quantile ("scores above 97 % of prompts nobody would route here" means
+the same on every corpus). The share ``alpha`` grows with the corpus's size
+(``background_alpha_growth``): the bank's best score is a maximum over every document, so one
+share is stricter on a large corpus, while a governed prompt's score is its own document's.
+Measured at build, with no labels:
 
 * **screening**: a bank prompt within cosine 0.65 of one of the corpus's own surfaces is
   governed by it ("tell me a joke" against a corpus with a joke intent), so it is dropped;
@@ -20,7 +23,7 @@ here" means the same on every corpus). Measured at build, with no labels:
   as its class and the bank as "none"; it ranks (``learned_weight``) and picks a second
   route, and never decides abstention (its "none" learns "looks like my bank").
 
-How the constants were chosen, and what each did on ten corpora held out in turn, is in
+How the constants were chosen, and what each did on nine corpora held out in turn, is in
 ``docs/quality.md``.
 """
 
@@ -57,6 +60,10 @@ HEAD_CELLS = 8_000_000
 # ranks by the fused score alone (the confidence model reads the head's probability as 0).
 HEAD_MAX_DOCUMENTS = 2000
 BANK_BATCH = 64
+# The bank's share grows with the corpus's size from this many documents to that many
+# (``background_alpha_growth``): the smallest and largest corpora it was chosen on.
+ALPHA_BASE_DOCUMENTS = 20
+ALPHA_MAX_DOCUMENTS = 200
 ARRAYS = ("background_hub", "background_bank_top", "background_example_top")
 # The point's parameters the stored statistics depend on: another value needs a rebuild.
 BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
@@ -91,11 +98,19 @@ class Background:
 
     def threshold(self, point: OperatingPoint) -> tuple[float, str]:
         """The score a prompt must reach, and which guard sets it ("bank" or "examples")."""
-        key = (point.background_alpha, point.example_beta)
+        key = (self.alpha(point), point.example_beta)
         known = self._thresholds.get(key)
         if known is None:
             known = self._thresholds[key] = self._threshold(*key)
         return known
+
+    def alpha(self, point: OperatingPoint) -> float:
+        """The share of the bank the point lets through on this corpus: ``background_alpha``
+        grown with the number of documents (a larger corpus's bank maximum is higher, while a
+        governed prompt's score is its own document's)."""
+        documents = min(max(self.hub.size, ALPHA_BASE_DOCUMENTS), ALPHA_MAX_DOCUMENTS)
+        grown = (documents / ALPHA_BASE_DOCUMENTS) ** point.background_alpha_growth
+        return float(min(1.0, point.background_alpha * grown))
 
     def _threshold(self, alpha: float, beta: float) -> tuple[float, str]:
         bank = float(np.quantile(self.bank_top, 1.0 - alpha))

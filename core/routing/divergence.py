@@ -40,6 +40,8 @@ def reasons(point: OperatingPoint, header: IndexHeader) -> list[str]:
                        "older gov), so only the floors decide; rebuild it with gov index")
         elif isinstance(measured_with, dict) and any(
                 measured_with.get(name) != getattr(point, name) for name in measured_with):
+            how = ("gov index" if point.source == "default"  # an upgrade changed the default
+                   else "gov index --operating-point")
             out.append("the index's background measurements were made for other weights than "
-                       "the operating point's; rebuild it with gov index --operating-point")
+                       f"the operating point's; rebuild it with {how}")
     return out

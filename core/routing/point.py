@@ -69,6 +69,12 @@ class OperatingPoint:
     # the example floor.
     background_alpha: float = 0.05
     example_beta: float = 0.05
+    # Background gate: how the bank's share grows with the corpus's size. The bank's best
+    # score is a maximum over every document, so the same share is stricter on a large corpus
+    # than on a small one; with growth g, a corpus of n documents lets through
+    # background_alpha * (n / 20) ** g of the bank (n taken within 20..200, the sizes it was
+    # measured on). 0: the same share whatever the size.
+    background_alpha_growth: float = 0.0
     # Background gate: how much of a document's closeness to the bank is held against it
     # (a document close to everything stops winning everything).
     hub_weight: float = 0.25
@@ -84,6 +90,7 @@ class OperatingPoint:
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
         "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
         "body_surfaces", "gate", "background_alpha", "example_beta", "hub_weight",
+        "background_alpha_growth",
     )
 
     def params(self) -> dict[str, Any]:
@@ -124,7 +131,8 @@ class OperatingPoint:
 
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
                   "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor",
-                  "body_surfaces", "background_alpha", "example_beta", "hub_weight"}
+                  "body_surfaces", "background_alpha", "example_beta", "hub_weight",
+                  "background_alpha_growth"}
 _SHARES = {"background_alpha", "example_beta"}
 GATES = ("confidence", "background")
 FUSIONS = ("rrf", "weighted")
@@ -142,6 +150,8 @@ def _check_param(name: str, value: Any, where: str) -> Any:
             raise bad("must not be negative")
         if name in _SHARES and value > 1:
             raise bad("must be a number from 0 to 1")
+        if name == "background_alpha_growth" and value > 2:
+            raise bad("must be a number from 0 to 2")
         return float(value)
     if name == "top_k":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:

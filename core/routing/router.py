@@ -247,7 +247,8 @@ class Router:
             "reason": reason,
             "gate": None if gate is None else {
                 "score": round(gate.top, 4), "threshold": round(gate.threshold, 4),
-                "set_by": gate.guard, "background_alpha": point.background_alpha},
+                "set_by": gate.guard, "background_alpha": round(self.background.alpha(point), 4)
+                if self.background is not None else point.background_alpha},
             "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
             "nearest": nearest,
             "operating_point": point.source or "given",

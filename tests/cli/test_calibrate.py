@@ -19,7 +19,7 @@ def calibrated(example_index: Path, tmp_path_factory: pytest.TempPathFactory
     folder = tmp_path_factory.mktemp("calibrated")
     point = folder / "point.json"
     result = run_gov("calibrate", "-i", str(example_index), "--out", str(point), "--corpus-id",
-                     "examples", "--format", "json",
+                     "examples", "--format", "json", "--refit",
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 0, result.stderr
     return point, json.loads(result.stdout)
@@ -37,9 +37,8 @@ def test_calibrate_writes_a_point_with_provenance(calibrated: tuple[Path, dict[s
     assert provenance["labelled"] == {"prompts": 134, "negatives": 30}
     assert provenance["metrics"]["false_alarm_rate"] == 0.0
     rows = output["rows"]
-    # The label-free point moved (one row), then three poolings x four body weights x two
-    # fusions x 6 x 6 floors.
-    assert isinstance(rows, list) and len(rows) == 1 + 864
+    # --refit: the full grid, three poolings x four body weights x two fusions x 6 x 6 floors.
+    assert isinstance(rows, list) and len(rows) == 864
     assert {row["semantic_pool"] for row in rows} == {"max", "mean", "max_mean"}
     assert sum(1 for row in rows if row["winner"]) == 1
 
@@ -58,7 +57,7 @@ def test_the_reported_figures_are_what_route_and_eval_measure(
 
 
 def test_calibrate_prints_every_row_and_the_rule(example_index: Path) -> None:
-    result = invoke_gov("calibrate", "-i", str(example_index),
+    result = invoke_gov("calibrate", "-i", str(example_index), "--refit",
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode()
@@ -129,3 +128,14 @@ def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> No
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 2
     assert b"--learn needs --out FILE" in result.stderr
+
+
+def test_fewer_than_200_labels_move_the_label_free_point_unless_refit(example_index: Path
+                                                                       ) -> None:
+    result = invoke_gov("calibrate", "-i", str(example_index), "--format", "json",
+                        input=(EXAMPLES / "labelled.jsonl").read_bytes())
+    assert result.returncode == 0, result.stderr
+    output = json.loads(result.stdout)
+    # 134 prompts: the shipped point moved (its bank share and second-route rule), one row.
+    assert len(output["rows"]) == 1
+    assert any(note.startswith("few labels") for note in output["notes"])

@@ -80,9 +80,10 @@ def test_findings_name_the_other_document(planted_report: LintReport) -> None:
     assert "book a flight to Lisbon" in shadow.message
     hub = by_rule[("hub", "general-assistant")]
     # Under the shipped default the background gate lets through only its own small share
-    # of the bank; the hub takes most of what gets through.
-    assert hub.data["prompts"] == 403 and hub.data["routed"] >= 10
-    assert hub.data["routed"] > hub.data["through"] / 2
+    # of the bank (3 % at 11 documents); the hub takes half of what gets through, far more
+    # than any other document.
+    assert hub.data["prompts"] == 403 and hub.data["routed"] >= 5
+    assert hub.data["routed"] >= 0.4 * hub.data["through"]
     assert hub.message.startswith(f"routed for {hub.data['routed']} of the "
                                   f"{hub.data['through']} generic prompts that clear the "
                                   "background gate (of 403")

@@ -99,3 +99,24 @@ def test_quiet_for_the_examples_under_the_shipped_default(example_index: Path) -
     routed = invoke_gov("route", "roll back the release", "-i", str(example_index), "--format",
                         "text")
     assert b"divergence" not in routed.stdout
+
+
+@pytest.mark.parametrize(("source", "command"), [
+    ("default", "rebuild it with gov index"),
+    ("point.json", "rebuild it with gov index --operating-point")])
+def test_background_measured_for_other_weights_names_the_rebuild(source: str,
+                                                                 command: str) -> None:
+    """An index built before an upgrade changed the default's weights needs a plain rebuild;
+    one built for another point file, a rebuild with that point."""
+    from dataclasses import replace
+
+    header = IndexHeader(created="", gov_version="", model=ModelInfo(MODEL, 384, None),
+                         corpus=CorpusInfo("0" * 64, 22), roots=(), lexical_rows=0,
+                         ngram_range=(1, 3), separability=None,
+                         background={"params": {"lexical_weight": 0.5}})
+    point = replace(OperatingPoint(gate="background", model_id=MODEL, lexical_weight=0.25),
+                    source=source)
+    (reason,) = [r for r in reasons(point, header) if "other weights" in r]
+    assert reason.endswith(command)
+    assert not [r for r in reasons(replace(point, lexical_weight=0.5), header)
+                if "other weights" in r]

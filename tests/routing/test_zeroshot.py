@@ -31,7 +31,8 @@ def test_the_index_measures_its_corpus_against_the_bank(example_index: Path) -> 
     # By construction about alpha of the bank clears the threshold: routed end to end, the
     # bank itself routes rarely.
     routed = [answer for answer in index.route_many(bank_prompts(), record=False) if answer.routes]
-    assert len(routed) / len(bank_prompts()) <= index.operating_point.background_alpha + 0.02
+    share = index.background.alpha(index.operating_point)
+    assert len(routed) / len(bank_prompts()) <= share + 0.02
 
 
 def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index: Path) -> None:
@@ -113,6 +114,10 @@ def test_a_few_labels_move_the_label_free_point(example_index: Path) -> None:
         for name in ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
                      "hub_weight", "fusion"):
             assert getattr(moved, name) == getattr(shipped, name), name
+        # Labels choose this corpus's share itself: it is no longer grown with size.
+        assert moved.background_alpha_growth == 0.0
+        gate = load_index(example_index, operating_point=moved).background
+        assert gate is not None and gate.alpha(moved) == moved.background_alpha
 
 
 def test_eval_lists_near_misses_and_warns_about_learned_prompts(example_index: Path,
@@ -156,7 +161,8 @@ def test_the_bank_share_sets_how_much_routes(example_index: Path) -> None:
         assert index.background is not None
         threshold, _ = index.background.threshold(index.operating_point)
         if index.background.example_top is None:
-            assert threshold == pytest.approx(
-                float(np.quantile(index.background.bank_top, 1 - alpha)), abs=1e-6)
+            assert threshold == pytest.approx(float(np.quantile(
+                index.background.bank_top, 1 - index.background.alpha(index.operating_point))),
+                abs=1e-6)
         routed.append(sum(bool(a.routes) for a in index.route_many(prompts, record=False)))
     assert routed[0] < routed[1] < routed[2]
