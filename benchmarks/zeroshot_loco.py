@@ -66,6 +66,10 @@ ROUTE_GRID = {"background_alpha": [0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.
               "background_alpha_growth": [0.0, 0.25, 0.5, 0.75, 1.0],
               "learned_weight": [0.5, 1.0]}
 PENALTY, SOFT = 3.0, 0.5
+# The default before the growing share (commit d3dfdf3), as a grid point, for comparison.
+PREVIOUS = {"semantic_pool": "mean", "lexical_weight": 0.5, "body_surfaces": 1.0,
+            "hub_weight": 0.25, "learned_weight": 0.5, "background_alpha_growth": 0.0,
+            "background_alpha": 0.05}
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_loco.json"
 GOLDEN = REPO / "tests" / "routing" / "golden" / "examples.json"
 
@@ -270,6 +274,13 @@ def main() -> int:
           f"(mean objective {score:.4f}).")
     for name in names:
         print(f"- {label(name)}: {fmt(table[name][best])}")
+    compared = {}
+    for title, params in (("the shipped default", {k: getattr(shipped, k) for k in points[0]}),
+                          ("the previous default (d3dfdf3)", PREVIOUS)):
+        at = points.index(params)
+        compared[title] = {"point": params, "objective": round(float(np.mean(
+            [objective(table[n][at], n) for n in names])), 4)}
+        print(f"{title} over the same corpora: mean objective {compared[title]['objective']:.4f}")
     out = options.out or (None if options.only else DEFAULT_OUT)
     if out is None:
         return 0
@@ -283,6 +294,7 @@ def main() -> int:
         "folds": folds,
         "all_corpora": {"point": points[best], "objective": round(score, 4),
                         "metrics": {n: table[n][best] for n in names}},
+        "compared": compared,
         "golden_points_kept": None if allowed is None else int(allowed.sum()),
         "oiax_design": OIAX}, indent=1) + "\n")
     print(f"\nwritten: {out}", file=sys.stderr)
