@@ -41,24 +41,9 @@ SURE = 0.8
 def routed_features(measured: Measured, point: Any
                     ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The features and rightness of each prompt the point routes."""
-    from gov.core.routing.background import (
-        Background,
-        _document_scores,
-        _example_floor,
-        _hub,
-    )
     from gov.core.routing.select import rank_many
 
-    scorer = measured.scorer
-    hub = _hub(scorer, measured.bank_texts, measured.bank, point)
-    semantic = scorer.semantic(measured.vectors, pool=point.semantic_pool,
-                               body_surfaces=point.body_surfaces, learned=False)
-    bank_top = (_document_scores(scorer, measured.bank_texts, measured.bank, point)
-                - point.hub_weight * hub).max(axis=1)
-    examples, _ = _example_floor(scorer, measured.stored, hub, point)
-    background = Background(hub.astype(np.float32), np.sort(bank_top).astype(np.float32),
-                            examples, {})
-    gate = background.gate_scores(measured.lexical, semantic, point).max(axis=1)
+    semantic, background, gate = measured.gated(point)
     ranked = rank_many(measured.lexical, semantic, point, measured.head)
     routed = (gate >= background.threshold(point)[0]) & (ranked.top1 >= 0)
     rows = np.arange(gate.size)

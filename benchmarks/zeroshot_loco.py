@@ -106,15 +106,15 @@ class Measured:
         self.negative = corpus.target_negative()
         self.two = self.gold.sum(axis=1) == 2
 
-    def evaluate(self, base: Any) -> list[dict[str, float]]:
-        """Figures at every route-time setting over one set of build-time constants."""
+    def gated(self, base: Any) -> tuple[Any, Any, NDArray[np.float64]]:
+        """Under one set of build-time constants: the prompts' semantic scores, the background
+        statistics ``fit_background`` would store, and each prompt's best gate score."""
         from gov.core.routing.background import (
             Background,
             _document_scores,
             _example_floor,
             _hub,
         )
-        from gov.core.routing.select import rank_many
 
         scorer = self.scorer
         hub = _hub(scorer, self.bank_texts, self.bank, base)
@@ -125,7 +125,14 @@ class Measured:
         examples, _ = _example_floor(scorer, self.stored, hub, base)
         background = Background(hub.astype(np.float32), np.sort(bank_top).astype(np.float32),
                                 examples, {})
-        gate = background.gate_scores(self.lexical, semantic, base).max(axis=1)
+        return semantic, background, background.gate_scores(self.lexical, semantic,
+                                                            base).max(axis=1)
+
+    def evaluate(self, base: Any) -> list[dict[str, float]]:
+        """Figures at every route-time setting over one set of build-time constants."""
+        from gov.core.routing.select import rank_many
+
+        semantic, background, gate = self.gated(base)
         rows = np.arange(len(gate))
         out = []
         ranked_by_weight = {weight: rank_many(self.lexical, semantic,

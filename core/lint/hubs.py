@@ -10,9 +10,8 @@ finding: a gate routes the best of weak candidates nowhere.) Under the backgroun
 whose threshold this same bank sets, about its share of the bank (``background_alpha``, grown
 with the corpus's size) gets through by construction, with the prompts screened as governed by
 a document's own lines; a document that takes a large part of them (``hub_through_share``) is a
-hub. The
-bank's vectors are kept in the embedding cache, so only the first lint on a machine pays for
-embedding them.
+hub. The bank's vectors are kept in the embedding cache, so only the first lint on a machine
+pays for embedding them.
 """
 
 from __future__ import annotations

@@ -239,11 +239,8 @@ class _Run:
         gated = (self.router.operating_point.gate == "background"
                  and self.router.background is not None)
         through = len({i for count in counts.values() for i in count.prompts})
-        if gated:
-            least = max(least, int(np.ceil(self.config.threshold("hub_through_share")
-                                           * through)))
-        else:
-            least = max(least, int(np.ceil(self.config.threshold("hub_share") * len(prompts))))
+        share, of = ("hub_through_share", through) if gated else ("hub_share", len(prompts))
+        least = max(least, int(np.ceil(self.config.threshold(share) * of)))
         for position, count in sorted(counts.items()):
             if count.routed < least:
                 continue
