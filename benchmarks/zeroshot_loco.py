@@ -15,7 +15,7 @@ dev, 0.25 on metatool dev, 0.10 elsewhere) over this grid (``docs/quality.md``):
 The issue behind the default requires ``examples/``' routing golden file
 (``tests/routing/golden/examples.json``) to pass, so only grid points under which it
 passes are chosen from, except in the fold that holds ``examples/`` out (the golden
-prompts are its labels).
+prompts are its labels); ``--no-golden`` chooses from every point.
 
 Screening (cosine 0.65), the example floor (beta 0.05), eight body passages and the
 head's C = 10 stay fixed, as in the research behind the default. Each corpus's index is
@@ -226,6 +226,8 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="comma-separated corpus names (a check)")
     parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--no-golden", action="store_true",
+                        help="choose from every grid point, ignoring examples/' golden routes")
     options = parser.parse_args()
     chosen = corpora(options.eval_dir, options.extra_corpus)
     if options.only:
@@ -254,7 +256,7 @@ def main() -> int:
               f"{time.perf_counter() - started:.0f}s", file=sys.stderr, flush=True)
     names = list(table)
     allowed = None
-    if "examples" in table:  # the golden routes bind every choice but the examples fold's
+    if "examples" in table and not options.no_golden:  # binds all but the examples fold
         golden = Measured(golden_prompts(), work / "examples.index")
         allowed = keeps_golden([m for combo in itertools.product(*BUILD_GRID.values())
                                 for m in golden.evaluate(shipped.with_params(
@@ -281,6 +283,9 @@ def main() -> int:
           f"(mean objective {score:.4f}).")
     for name in names:
         print(f"- {label(name)}: {fmt(table[name][best])}")
+    lowest = {name: round(min(m["fa"] for m in table[name]), 4) for name in names}
+    print("lowest false alarms any grid point reaches: "
+          + ", ".join(f"{label(n)} {fa:.3f}" for n, fa in lowest.items()))
     compared = {}
     for title, params in (("the shipped default", {k: getattr(shipped, k) for k in points[0]}),
                           ("the previous default (d3dfdf3)", PREVIOUS)):
@@ -301,7 +306,7 @@ def main() -> int:
         "folds": folds,
         "all_corpora": {"point": points[best], "objective": round(score, 4),
                         "metrics": {n: table[n][best] for n in names}},
-        "compared": compared,
+        "compared": compared, "lowest_false_alarms": lowest,
         "golden_points_kept": None if allowed is None else int(allowed.sum()),
         "oiax_design": OIAX}, indent=1) + "\n")
     print(f"\nwritten: {out}", file=sys.stderr)
