@@ -11,11 +11,13 @@ dev, 0.25 on metatool dev, 0.10 elsewhere) over this grid (``docs/quality.md``):
     body_surfaces   0, 0.5, 1               background_alpha 0.02 ... 0.15
     learned_weight  0.5, 1 (the head)       hub_weight       0, 0.25, 0.5
     background_alpha_growth  0, 0.25, 0.5, 0.75, 1 (the bank's share grown with size)
+    orphan_quantile          0, 0.4 ... 0.8 (the example lines against other documents)
 
 The issue behind the default requires ``examples/``' routing golden file
 (``tests/routing/golden/examples.json``) to pass, so only grid points under which it
 passes are chosen from, except in the fold that holds ``examples/`` out (the golden
-prompts are its labels); ``--no-golden`` chooses from every point.
+prompts are its labels); ``--no-golden`` chooses from every point, ``--vary NAMES`` only
+from points that change those parameters of the shipped default.
 
 Screening (cosine 0.65), the example floor (beta 0.05), eight body passages and the
 head's C = 10 stay fixed, as in the research behind the default. Each corpus's index is
@@ -23,10 +25,9 @@ built once with the shipped default (as ``benchmarks/zeroshot.py`` builds it); f
 grid point the background statistics are measured with the functions
 ``gov.core.routing.background.fit_background`` uses, and selection is ``select``'s rule
 over a matrix (gate score under the threshold: abstain; else rank by fused score and
-head, second route at head probability >= 0.20), so the point chosen over the corpora the
-default was chosen on (``--only`` the nine named in ``docs/quality.md``) reproduces the shipped
-default's figures in ``benchmarks/zeroshot.py``; over every corpus of today it chooses another
-(``docs/quality.md``, "Over all eleven corpora")::
+head, second route at head probability >= 0.20), so the point chosen over every corpus
+reproduces the shipped default's figures in ``benchmarks/zeroshot.py``
+(``docs/quality.md``, "Every corpus held out")::
 
     nice -n 10 python benchmarks/zeroshot_loco.py --eval-dir ../shared/eval [--extra-corpus DIR]
 
@@ -64,12 +65,17 @@ BUILD_GRID = {"semantic_pool": ["mean", "max_mean"], "lexical_weight": [0.25, 0.
               "body_surfaces": [0.0, 0.5, 1.0], "hub_weight": [0.0, 0.25, 0.5]}
 ROUTE_GRID = {"background_alpha": [0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.15],
               "background_alpha_growth": [0.0, 0.25, 0.5, 0.75, 1.0],
+              "orphan_quantile": [0.0, 0.4, 0.5, 0.6, 0.7, 0.8],
               "learned_weight": [0.5, 1.0]}
 PENALTY, SOFT = 3.0, 0.5
 # The default before the growing share (commit d3dfdf3), as a grid point, for comparison.
 PREVIOUS = {"semantic_pool": "mean", "lexical_weight": 0.5, "body_surfaces": 1.0,
             "hub_weight": 0.25, "learned_weight": 0.5, "background_alpha_growth": 0.0,
-            "background_alpha": 0.05}
+            "orphan_quantile": 0.0, "background_alpha": 0.05}
+# The nine-corpus choice shipped before the orphan floor (commit 2281bb4).
+NINE_CORPUS = {"semantic_pool": "mean", "lexical_weight": 0.25, "body_surfaces": 1.0,
+               "hub_weight": 0.0, "learned_weight": 1.0, "background_alpha_growth": 0.5,
+               "orphan_quantile": 0.0, "background_alpha": 0.03}
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_loco.json"
 GOLDEN = REPO / "tests" / "routing" / "golden" / "examples.json"
 
@@ -122,9 +128,9 @@ class Measured:
                                    body_surfaces=base.body_surfaces, learned=False)
         bank_top = (_document_scores(scorer, self.bank_texts, self.bank, base)
                     - base.hub_weight * hub).max(axis=1)
-        examples, _ = _example_floor(scorer, self.stored, hub, base)
+        examples, orphans, _ = _example_floor(scorer, self.stored, hub, base)
         background = Background(hub.astype(np.float32), np.sort(bank_top).astype(np.float32),
-                                examples, {})
+                                examples, {}, orphans)
         return semantic, background, background.gate_scores(self.lexical, semantic,
                                                             base).max(axis=1)
 
@@ -138,11 +144,11 @@ class Measured:
         ranked_by_weight = {weight: rank_many(self.lexical, semantic,
                                               base.with_params(learned_weight=weight), self.head)
                             for weight in ROUTE_GRID["learned_weight"]}
-        for weight, growth, alpha in itertools.product(ROUTE_GRID["learned_weight"],
-                                                       ROUTE_GRID["background_alpha_growth"],
-                                                       ROUTE_GRID["background_alpha"]):
+        for weight, growth, orphan, alpha in itertools.product(
+                ROUTE_GRID["learned_weight"], ROUTE_GRID["background_alpha_growth"],
+                ROUTE_GRID["orphan_quantile"], ROUTE_GRID["background_alpha"]):
             point = base.with_params(learned_weight=weight, background_alpha=alpha,
-                                     background_alpha_growth=growth)
+                                     background_alpha_growth=growth, orphan_quantile=orphan)
             ranked = ranked_by_weight[weight]
             abstain = (gate < background.threshold(point)[0]) | (ranked.top1 < 0)
             second = ranked.top2 >= 0
@@ -161,9 +167,11 @@ class Measured:
 
 def grid_points() -> list[dict[str, Any]]:
     """Every grid point as the parameters it changes, build-time first (the loop order)."""
-    keys = [*BUILD_GRID, "learned_weight", "background_alpha_growth", "background_alpha"]
+    keys = [*BUILD_GRID, "learned_weight", "background_alpha_growth", "orphan_quantile",
+            "background_alpha"]
     values = [*BUILD_GRID.values(), ROUTE_GRID["learned_weight"],
-              ROUTE_GRID["background_alpha_growth"], ROUTE_GRID["background_alpha"]]
+              ROUTE_GRID["background_alpha_growth"], ROUTE_GRID["orphan_quantile"],
+              ROUTE_GRID["background_alpha"]]
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
 
 
@@ -228,6 +236,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--no-golden", action="store_true",
                         help="choose from every grid point, ignoring examples/' golden routes")
+    parser.add_argument("--vary", default=None,
+                        help="comma-separated parameters the choice may change; every other "
+                             "one stays at the shipped default's value")
     options = parser.parse_args()
     chosen = corpora(options.eval_dir, options.extra_corpus)
     if options.only:
@@ -263,12 +274,20 @@ def main() -> int:
                                     **dict(zip(BUILD_GRID, combo, strict=True))))])
         print(f"golden routes of examples/ kept at {int(allowed.sum())} of {len(points)} "
               "grid points", file=sys.stderr)
+    near = None  # the points --vary allows (binds the examples fold too)
+    if options.vary:
+        free = set(options.vary.split(","))
+        near = np.array([all(v == getattr(shipped, k) for k, v in p.items() if k not in free)
+                         for p in points])
+        allowed = near if allowed is None else allowed & near
+        print(f"choosing among {int(allowed.sum())} points that vary only {options.vary}",
+              file=sys.stderr)
     folds = {}
     lines = ["| held out | point chosen on the other corpora | top-1 / FA / silent / two-doc "
              "recall@2 | target |", "|---|---|---|---|"]
     for held in names:
         best, score = choose(table, [n for n in names if n != held],
-                             None if held == "examples" else allowed)
+                             near if held == "examples" else allowed)
         m = table[held][best]
         folds[held] = {"point": points[best], "train_objective": round(score, 4),
                        "metrics": {k: None if v is None else round(v, 4) for k, v in m.items()},
@@ -288,6 +307,7 @@ def main() -> int:
           + ", ".join(f"{label(n)} {fa:.3f}" for n, fa in lowest.items()))
     compared = {}
     for title, params in (("the shipped default", {k: getattr(shipped, k) for k in points[0]}),
+                          ("the nine-corpus default (2281bb4)", NINE_CORPUS),
                           ("the previous default (d3dfdf3)", PREVIOUS)):
         at = points.index(params)
         compared[title] = {"point": params, "objective": round(float(np.mean(
@@ -299,7 +319,9 @@ def main() -> int:
     out.write_text(json.dumps({
         "command": "python benchmarks/zeroshot_loco.py --eval-dir ../shared/eval"
                    + "".join(f" --extra-corpus {p.name}" for p in options.extra_corpus)
-                   + (f" --only {options.only} --out {out.name}" if options.only else ""),
+                   + (f" --vary {options.vary}" if options.vary else "")
+                   + (f" --only {options.only}" if options.only else "")
+                   + (f" --out {out.name}" if options.out else ""),
         "date": time.strftime("%Y-%m-%d"),
         "grid": {**BUILD_GRID, **ROUTE_GRID}, "objective": "top1 - 3*max(0, FA - target) - 0.5*FA",
         "fa_targets": {n: fa_target(n) for n in names}, "oiax_triggers_top1": oiax,
@@ -308,6 +330,7 @@ def main() -> int:
                         "metrics": {n: table[n][best] for n in names}},
         "compared": compared, "lowest_false_alarms": lowest,
         "golden_points_kept": None if allowed is None else int(allowed.sum()),
+        "vary": options.vary,
         "oiax_design": OIAX}, indent=1) + "\n")
     print(f"\nwritten: {out}", file=sys.stderr)
     return 0

@@ -88,9 +88,14 @@ def calibrate_index(
             winner = result.winner
             if full.winner is not None and grid.better(full.winner, winner):
                 winner = full.winner
+            notes = list(full.notes)
+            if result.winner is None and len(labelled.prompts) < FEW_LABELS:
+                notes.append("few labels: no moved point met the gate, so the full grid ran "
+                             "(a grid fitted on few prompts learns their noise; check it "
+                             "on prompts it did not see)")
             full = grid.Calibration(result.rows + full.rows, winner, full.rule, max_fa,
                                     full.negatives, full.positives,
-                                    result.evaluated + full.evaluated, full.notes)
+                                    result.evaluated + full.evaluated, notes)
         result = full
     searched = time.perf_counter() - started
     point = None

@@ -40,6 +40,9 @@ SECOND_LEARNED_FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3)
 TOP_KS = (1, 2)
 # Background gate: the shares of the bank the grid lets route (the threshold it sets).
 BACKGROUND_ALPHAS = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3)
+# Orphan-floor quantiles labels may raise the label-free point's to (never lower: below it,
+# the bank shares with the floor off are the columns).
+ORPHAN_QUANTILES = (0.7, 0.8, 0.9, 0.95)
 
 
 @dataclass
@@ -123,16 +126,25 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     negative = ~positive
     labels = int(expected.sum())
     alphas: list[float] = []
+    orphans: list[float] = []
     label_free = 0.0
     if background is not None and scores.semantic is not None:
         weights = None
         confidence = background.gate_scores(scores.lexical, scores.semantic, base).max(axis=1)
         # Labels choose the share itself: the grid's shares are this corpus's, not grown with
-        # its size, and the label-free point's own share on this corpus is one of them.
+        # its size, and with the orphan floor off (labels say where near misses sit); the
+        # label-free threshold, floors and all, is one more column.
         label_free = background.alpha(base)
         alphas = sorted(set(BACKGROUND_ALPHAS) | {label_free})
+        orphans = [0.0] * len(alphas)
+        if base.orphan_quantile > 0:
+            raised = sorted({base.orphan_quantile} | {q for q in ORPHAN_QUANTILES
+                                                      if q > base.orphan_quantile})
+            alphas += [label_free] * len(raised)
+            orphans += raised
         thresholds: list[float | None] = [background.threshold(base.with_params(
-            background_alpha=alpha, background_alpha_growth=0.0))[0] for alpha in alphas]
+            background_alpha=alpha, background_alpha_growth=0.0, orphan_quantile=orphan))[0]
+            for alpha, orphan in zip(alphas, orphans, strict=True)]
     else:
         weights = (fit_confidence(many.features[has1], correct1[has1])
                    if learnable_confidence else None)
@@ -204,7 +216,8 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     }
     if alphas:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
-                                 background_alpha=alphas[column], background_alpha_growth=0.0)
+                                 background_alpha=alphas[column], background_alpha_growth=0.0,
+                                 orphan_quantile=orphans[column])
     else:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
                                  min_confidence=threshold,

@@ -5,10 +5,11 @@ vocabulary, corpus size, how alike the documents are), so one shipped threshold 
 on one corpus and noisy on another. Instead, when an index is built, gov routes a bank of
 prompts no team document governs (``core/data/background_prompts.jsonl``) against the
 corpus and keeps what they score; a prompt routes only when its best score clears the
-bank's ``1 - alpha`` quantile ("scores above 97 % of prompts nobody would route here" means
-the same on every corpus). The share ``alpha`` grows with the corpus's size
-(``background_alpha_growth``): the bank's best score is a maximum over every document, so one
-share is stricter on a large corpus, while a governed prompt's score is its own document's.
+bank's ``1 - alpha`` quantile ("scores above 95 % of prompts nobody would route here" means
+the same on every corpus). The share ``alpha`` may grow with the corpus's size
+(``background_alpha_growth``, 0 in the shipped default, where the orphan floor below does that
+job): the bank's best score is a maximum over every document, so one share is stricter on a
+large corpus, while a governed prompt's score is its own document's.
 Measured at build, with no labels:
 
 * **screening**: a bank prompt within cosine 0.65 of one of the corpus's own surfaces is
@@ -19,11 +20,16 @@ Measured at build, with no labels:
 * **example floor**: the corpus's own example lines, each scored with itself left out;
   their ``example_beta`` quantile is a second floor where prompts of the corpus score far
   above the bank (intent corpora with many examples);
+* **orphan floor**: the same example lines each scored against the *other* documents only
+  (its own left out): what a prompt of this corpus's domain scores against documents that do
+  not govern it. Their ``orphan_quantile`` quantile is a third floor: on a large corpus whose
+  documents share a vocabulary (service names, a product's words), a request about the domain
+  that no document governs scores well above the generic bank;
 * **the head**: a classifier over embeddings, each document's surfaces and body passages
   as its class and the bank as "none"; it ranks (``learned_weight``) and picks a second
   route, and never decides abstention (its "none" learns "looks like my bank").
 
-How the constants were chosen, and what each did on nine corpora held out in turn, is in
+How the constants were chosen, and what each did on eleven corpora held out in turn, is in
 ``docs/quality.md``.
 """
 
@@ -64,7 +70,8 @@ BANK_BATCH = 64
 # (``background_alpha_growth``): the smallest and largest corpora it was chosen on.
 ALPHA_BASE_DOCUMENTS = 20
 ALPHA_MAX_DOCUMENTS = 200
-ARRAYS = ("background_hub", "background_bank_top", "background_example_top")
+ARRAYS = ("background_hub", "background_bank_top", "background_example_top",
+          "background_orphan_top")
 # The point's parameters the stored statistics depend on: another value needs a rebuild.
 BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
                 "hub_weight")
@@ -86,19 +93,25 @@ class Background:
     bank_top: NDArray[np.float32]  # sorted: each screened bank prompt's best gate score
     example_top: NDArray[np.float32] | None  # sorted: each example line's, left out
     info: dict[str, Any]
-    # thresholds already worked out, per (alpha, beta): a quantile per route is 0.4 ms
-    _thresholds: dict[tuple[float, float], tuple[float, str]] = field(
+    # sorted: each example line's best score over the other documents (None: an index built
+    # before this floor existed, or too few example lines)
+    orphan_top: NDArray[np.float32] | None = None
+    # thresholds already worked out, per (alpha, beta, q): a quantile per route is 0.4 ms
+    _thresholds: dict[tuple[float, float, float], tuple[float, str]] = field(
         default_factory=dict, repr=False, compare=False)
 
     def arrays(self) -> dict[str, NDArray[np.float32]]:
         out = {"background_hub": self.hub, "background_bank_top": self.bank_top}
         if self.example_top is not None:
             out["background_example_top"] = self.example_top
+        if self.orphan_top is not None:
+            out["background_orphan_top"] = self.orphan_top
         return out
 
     def threshold(self, point: OperatingPoint) -> tuple[float, str]:
-        """The score a prompt must reach, and which guard sets it ("bank" or "examples")."""
-        key = (self.alpha(point), point.example_beta)
+        """The score a prompt must reach, and which guard sets it ("bank", "examples" or
+        "orphans")."""
+        key = (self.alpha(point), point.example_beta, point.orphan_quantile)
         known = self._thresholds.get(key)
         if known is None:
             known = self._thresholds[key] = self._threshold(*key)
@@ -112,12 +125,14 @@ class Background:
         grown = (documents / ALPHA_BASE_DOCUMENTS) ** point.background_alpha_growth
         return float(min(1.0, point.background_alpha * grown))
 
-    def _threshold(self, alpha: float, beta: float) -> tuple[float, str]:
-        bank = float(np.quantile(self.bank_top, 1.0 - alpha))
-        if self.example_top is None or self.example_top.size < MIN_EXAMPLES:
-            return bank, "bank"
-        floor = float(np.quantile(self.example_top, beta))
-        return (floor, "examples") if floor > bank else (bank, "bank")
+    def _threshold(self, alpha: float, beta: float, orphan: float) -> tuple[float, str]:
+        best = (float(np.quantile(self.bank_top, 1.0 - alpha)), "bank")
+        if self.example_top is not None and self.example_top.size >= MIN_EXAMPLES:
+            best = max(best, (float(np.quantile(self.example_top, beta)), "examples"))
+        if (orphan > 0.0 and self.orphan_top is not None
+                and self.orphan_top.size >= MIN_EXAMPLES):
+            best = max(best, (float(np.quantile(self.orphan_top, orphan)), "orphans"))
+        return best
 
     def rarity(self, top: float) -> float:
         """How rare ``top`` is among the bank's scores: -log10 of the share scoring at least
@@ -135,15 +150,27 @@ class Background:
 
     @classmethod
     def load(cls, stored: Any) -> Background | None:
-        """The background statistics an index stores (``None`` when it has none)."""
+        """The background statistics an index stores (``None`` when it has none), checked:
+        a crafted NaN threshold would let every prompt through, silently."""
         info = stored.header.background
         if info is None or not stored.has_array("background_hub"):
             return None
-        example = (np.asarray(stored.array("background_example_top"), dtype=np.float32)
-                   if stored.has_array("background_example_top") else None)
-        return cls(np.asarray(stored.array("background_hub"), dtype=np.float32),
-                   np.asarray(stored.array("background_bank_top"), dtype=np.float32),
-                   example, info)
+
+        def read(name: str, size: int | None = None) -> NDArray[np.float32]:
+            values = np.asarray(stored.array(name), dtype=np.float32)
+            if values.ndim != 1 or (size is not None and values.size != size) or (
+                    size is None and values.size == 0):
+                raise stored.malformed(f"array {name!r} has shape {list(values.shape)}")
+            if not bool(np.isfinite(values).all()):
+                raise stored.malformed(f"array {name!r} holds a value that is not finite")
+            return values
+
+        def optional(name: str) -> NDArray[np.float32] | None:
+            return read(name) if stored.has_array(name) else None
+
+        return cls(read("background_hub", len(stored.names)), read("background_bank_top"),
+                   optional("background_example_top"), info,
+                   optional("background_orphan_top"))
 
 
 def _document_scores(scorer: Scorer, texts: list[str], vectors: NDArray[np.float32],
@@ -203,8 +230,8 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
         rows = _document_scores(scorer, kept_texts[first: first + BANK_BATCH],
                                 kept[first: first + BANK_BATCH], point)
         top[first: first + BANK_BATCH] = (rows - point.hub_weight * hub_raw).max(axis=1)
-    example_top, estimate = _example_floor(scorer, stored, hub_raw, point)
-    background = Background(hub, np.sort(top).astype(np.float32), example_top, {})
+    example_top, orphan_top, estimate = _example_floor(scorer, stored, hub_raw, point)
+    background = Background(hub, np.sort(top).astype(np.float32), example_top, {}, orphan_top)
     head = scorer.documents <= HEAD_MAX_DOCUMENTS
     if head:
         built.arrays["head_weights"], built.arrays["head_bias"] = _fit_head(
@@ -224,16 +251,19 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
 
 
 def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
-                   point: OperatingPoint) -> tuple[NDArray[np.float32] | None, float | None]:
+                   point: OperatingPoint
+                   ) -> tuple[NDArray[np.float32] | None, NDArray[np.float32] | None,
+                              float | None]:
     """Each example line scored as a prompt with itself left out of its document: their
-    sorted best gate scores, and how often the best document was the line's own (a
-    label-free estimate of nearest-document top-1)."""
+    sorted best gate scores; their sorted best gate scores over the other documents only
+    (the orphan floor's); and how often the best document was the line's own (a label-free
+    estimate of nearest-document top-1)."""
     from gov.core.index.surfaces import EXAMPLE
 
     assert scorer.embeddings is not None
     examples = np.flatnonzero(np.asarray(stored.surface_kind) == EXAMPLE)
     if examples.size < MIN_EXAMPLES:
-        return None, None
+        return None, None, None
     if examples.size > MAX_EXAMPLES:
         examples = np.sort(np.random.default_rng(0).choice(examples, MAX_EXAMPLES,
                                                            replace=False))
@@ -241,6 +271,7 @@ def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
     groups = scorer.groups
     counts = groups.counts.astype(np.float64)
     tops = np.empty(examples.size)
+    others = np.full(examples.size, -np.inf)
     own_best = np.zeros(examples.size, dtype=bool)
     for first in range(0, examples.size, BANK_BATCH):
         rows = examples[first: first + BANK_BATCH]
@@ -261,8 +292,13 @@ def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
                                 (1 - weight) * semantic + weight * body, semantic)
         score = point.lexical_weight * groups.best(lexical) + point.semantic_weight * semantic
         own_best[first: first + rows.size] = score.argmax(axis=1) == mine
-        tops[first: first + rows.size] = (score - point.hub_weight * hub).max(axis=1)
-    return np.sort(tops).astype(np.float32), round(float(own_best.mean()), 4)
+        gate = score - point.hub_weight * hub
+        tops[first: first + rows.size] = gate.max(axis=1)
+        if scorer.documents > 1:
+            gate[r, mine] = -np.inf
+            others[first: first + rows.size] = gate.max(axis=1)
+    orphans = np.sort(others).astype(np.float32) if scorer.documents > 1 else None
+    return np.sort(tops).astype(np.float32), orphans, round(float(own_best.mean()), 4)
 
 
 def _left_out(groups: Any, sims: NDArray[Any], rows: NDArray[np.int64],

@@ -75,6 +75,10 @@ class OperatingPoint:
     # background_alpha * (n / 20) ** g of the bank (n taken within 20..200, the sizes it was
     # measured on). 0: the same share whatever the size.
     background_alpha_growth: float = 0.0
+    # Background gate: a third floor, this quantile of the corpus's example lines each scored
+    # against the other documents only (its own left out): what a prompt of this corpus's
+    # domain scores against documents that do not govern it. 0: off.
+    orphan_quantile: float = 0.0
     # Background gate: how much of a document's closeness to the bank is held against it
     # (a document close to everything stops winning everything).
     hub_weight: float = 0.25
@@ -90,7 +94,7 @@ class OperatingPoint:
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
         "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
         "body_surfaces", "gate", "background_alpha", "example_beta", "hub_weight",
-        "background_alpha_growth",
+        "background_alpha_growth", "orphan_quantile",
     )
 
     def params(self) -> dict[str, Any]:
@@ -132,8 +136,8 @@ class OperatingPoint:
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
                   "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor",
                   "body_surfaces", "background_alpha", "example_beta", "hub_weight",
-                  "background_alpha_growth"}
-_SHARES = {"background_alpha", "example_beta"}
+                  "background_alpha_growth", "orphan_quantile"}
+_SHARES = {"background_alpha", "example_beta", "orphan_quantile"}
 GATES = ("confidence", "background")
 FUSIONS = ("rrf", "weighted")
 POOLS = ("max", "mean", "max_mean")

@@ -101,7 +101,7 @@ def _ordered(candidates: NDArray[np.intp], fused: FloatArray,
 
 class Gate(NamedTuple):
     """What the background gate read for one prompt: its best gate score, the threshold in
-    force, and which guard set it ("bank" or "examples")."""
+    force, and which guard set it ("bank", "examples" or "orphans")."""
 
     top: float
     threshold: float
@@ -153,8 +153,10 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
         gate, confidence = _background_gate(lexical, semantic, learned, point, background,
                                             order, fused)
         if gate.top < gate.threshold:
-            source = ("prompts no document governs" if gate.guard == "bank"
-                      else "the corpus's own example lines")
+            source = {"bank": "prompts no document governs",
+                      "examples": "the corpus's own example lines",
+                      "orphans": "the corpus's example lines scored against other "
+                                 "documents"}[gate.guard]
             return Selection([], confidence, f"abstained: best score {gate.top:.3f} is under "
                              f"the threshold {gate.threshold:.3f} set by {source}", gate)
     if order.size == 0:

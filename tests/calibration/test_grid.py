@@ -10,6 +10,7 @@ import pytest
 from gov.core.calibration import grid as cal
 from gov.core.calibration.labelled import Labelled
 from gov.core.calibration.scores import Scores
+from gov.core.routing.background import Background
 from gov.core.routing.point import OperatingPoint
 from gov.core.routing.select import select
 
@@ -155,3 +156,35 @@ def test_calibration_weighs_the_body_when_it_separates() -> None:
     assert result.winner.metrics["f1"] == pytest.approx(1.0)
     assert without.winner is None or (without.winner.metrics["f1"] or 0) < 1.0
     assert {row.point.body_surfaces for row in result.rows} == set(scores.body_choices())
+
+
+def orphan_gated() -> tuple[OperatingPoint, Background]:
+    """A label-free point whose orphan floor (0.70) sits over its bank share's (0.475)."""
+    bank = np.linspace(0.0, 0.5, 401, dtype=np.float32)
+    orphans = np.linspace(0.4, 0.9, 51, dtype=np.float32)
+    base = OperatingPoint(gate="background", background_alpha=0.05, orphan_quantile=0.6,
+                          lexical_weight=0.0, hub_weight=0.0)
+    return base, Background(np.zeros(3, dtype=np.float32), bank, None, {}, orphans)
+
+
+@pytest.mark.parametrize(("positive", "negative", "orphan_quantile"), [
+    (0.6, 0.3, 0.0),  # the orphan floor silences this corpus's prompts: labels lower it
+    (0.8, 0.6, 0.6),  # near misses over every bank share: only the orphan floor holds them
+    (0.88, 0.78, 0.8),  # near misses over the floor too: labels raise it (0.80 at q 0.8)
+])
+def test_labels_choose_between_the_bank_shares_and_the_label_free_floors(
+        positive: float, negative: float, orphan_quantile: float) -> None:
+    base, background = orphan_gated()
+    assert background.threshold(base) == (pytest.approx(0.70), "orphans")
+    expected = [["alpha"], ["beta"], ["gamma"], [], []]
+    semantic = np.full((5, 3), 0.1)
+    for row in range(3):
+        semantic[row, row] = positive
+    semantic[3, 0] = semantic[4, 2] = negative
+    best, _ = cal.evaluate_row(base, Scores(np.zeros_like(semantic), semantic),
+                               cal.expected_matrix(NAMES, labelled(expected)), 0.0, False,
+                               background)
+    assert best.passes_gate and best.metrics["top1"] == 1.0
+    assert best.metrics["false_alarm_rate"] == 0.0
+    assert best.point.orphan_quantile == orphan_quantile
+    assert best.point.background_alpha_growth == 0.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -132,10 +133,24 @@ def test_learn_needs_somewhere_to_keep_what_it_learns(example_index: Path) -> No
 
 def test_fewer_than_200_labels_move_the_label_free_point_unless_refit(example_index: Path
                                                                        ) -> None:
-    result = invoke_gov("calibrate", "-i", str(example_index), "--format", "json",
-                        input=(EXAMPLES / "labelled.jsonl").read_bytes())
-    assert result.returncode == 0, result.stderr
-    output = json.loads(result.stdout)
-    # 134 prompts: the shipped point moved (its bank share and second-route rule), one row.
-    assert len(output["rows"]) == 1
-    assert any(note.startswith("few labels") for note in output["notes"])
+    labelled = (EXAMPLES / "labelled.jsonl").read_bytes()
+
+    def calibrate(*args: str) -> dict[str, Any]:
+        result = invoke_gov("calibrate", "-i", str(example_index), "--format", "json", *args,
+                            input=labelled)
+        assert result.returncode == 0, result.stderr
+        return cast(dict[str, Any], json.loads(result.stdout))
+
+    # 134 prompts: the shipped point moved (its bank share, orphan floor and second-route
+    # rule), one row.
+    moved = calibrate("--max-fa", "0.1")
+    assert len(moved["rows"]) == 1 and moved["winner"] is not None
+    assert any(note.startswith("few labels") for note in moved["notes"])
+    # At zero false alarms no moved point passes (one negative scores over every bank prompt
+    # and every example line): the full grid runs after it.
+    strict = calibrate()
+    assert len(strict["rows"]) > 1
+    assert any(note.startswith("few labels") for note in strict["notes"])
+    refit = calibrate("--max-fa", "0.1", "--refit")
+    assert len(refit["rows"]) > 1
+    assert not any(note.startswith("few labels") for note in refit["notes"])

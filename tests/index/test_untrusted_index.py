@@ -132,6 +132,9 @@ CASES: dict[str, Change] = {
     "surface_doc stored as floats": _dtype("surface_doc", "<f4"),
     "embeddings missing a row": _drop_rows("embeddings"),
     "surface kinds of another length": _drop_rows("surface_kind"),
+    "NaN in the background bank": _set("background_bank_top", 0, np.nan),
+    "infinite example floor": _set("background_example_top", -1, np.inf),
+    "background hub of another length": _drop_rows("background_hub"),
     "stored operating point out of range": _header(("operating_point",), {
         "gov_operating_point": 1, "params": {"top_k": 1000}}),
 }

@@ -26,7 +26,7 @@ def test_the_index_measures_its_corpus_against_the_bank(example_index: Path) -> 
     info = index.header.background
     assert info is not None and info["bank_size"] == len(bank_prompts()) > 300
     threshold, guard = index.background.threshold(index.operating_point)
-    assert guard in ("bank", "examples")
+    assert guard in ("bank", "examples", "orphans")
     assert index.background.bank_top[0] <= threshold <= index.background.bank_top[-1]
     # By construction about alpha of the bank clears the threshold: routed end to end, the
     # bank itself routes rarely.
@@ -41,7 +41,7 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     assert quiet.routes == [] and quiet.reason is not None and quiet.reason.startswith("abstained")
     assert quiet.explain is not None
     gate = quiet.explain["gate"]
-    assert gate["score"] < gate["threshold"] and gate["set_by"] in ("bank", "examples")
+    assert gate["score"] < gate["threshold"] and gate["set_by"] in ("bank", "examples", "orphans")
     assert len(quiet.explain["nearest"]) == 3
     assert all(item["gate"] <= gate["score"] + 1e-9 for item in quiet.explain["nearest"])
     loud = index.route("the pager went off for checkout-api at 3am, what do I do first?",
@@ -116,6 +116,8 @@ def test_a_few_labels_move_the_label_free_point(example_index: Path) -> None:
             assert getattr(moved, name) == getattr(shipped, name), name
         # Labels choose this corpus's share itself: it is no longer grown with size.
         assert moved.background_alpha_growth == 0.0
+        # ... and say whether the corpus's orphan floor still holds (its label-free value).
+        assert moved.orphan_quantile in (0.0, shipped.orphan_quantile)
         gate = load_index(example_index, operating_point=moved).background
         assert gate is not None and gate.alpha(moved) == moved.background_alpha
 
@@ -155,9 +157,9 @@ def test_the_bank_share_sets_how_much_routes(example_index: Path) -> None:
                for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
     shipped = load_index(example_index).operating_point
     routed = []
-    for alpha in (0.01, 0.05, 0.3):
-        index = load_index(example_index,
-                           operating_point=shipped.with_params(background_alpha=alpha))
+    for alpha in (0.01, 0.05, 0.3):  # the bank alone (the orphan floor off)
+        index = load_index(example_index, operating_point=shipped.with_params(
+            background_alpha=alpha, orphan_quantile=0.0))
         assert index.background is not None
         threshold, _ = index.background.threshold(index.operating_point)
         if index.background.example_top is None:
@@ -166,3 +168,8 @@ def test_the_bank_share_sets_how_much_routes(example_index: Path) -> None:
                 abs=1e-6)
         routed.append(sum(bool(a.routes) for a in index.route_many(prompts, record=False)))
     assert routed[0] < routed[1] < routed[2]
+    # The orphan floor only ever raises the threshold: a higher quantile routes less.
+    by_orphans = [sum(bool(a.routes) for a in load_index(
+        example_index, operating_point=shipped.with_params(orphan_quantile=q)).route_many(
+            prompts, record=False)) for q in (0.0, shipped.orphan_quantile, 0.95)]
+    assert by_orphans[0] >= by_orphans[1] > by_orphans[2]
