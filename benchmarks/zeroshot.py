@@ -20,7 +20,7 @@ routed by ``Router.route_many`` under three operating points:
 * **new default**: the shipped default (``core/data/operating_point.json``).
 
 Corpora: ``examples/`` (policies + labelled.jsonl), the clinc150, banking77_oos and
-metatool development sets (``--eval-dir``), the seven corpora of ``benchmarks/corpora/``,
+metatool development sets (``--eval-dir``), every corpus of ``benchmarks/corpora/``,
 and any ``--extra-corpus DIR`` (a folder holding ``documents/`` and ``labelled.jsonl``,
 kept outside the repository). Each cell: top-1 / false alarms / silent / two-doc
 recall@2. top-1 counts a positive whose first route is expected (an abstention is a
