@@ -7,11 +7,11 @@ operating point's pooling, the index's head and families) and selected by the ro
 kernel, its gate included; a document the router would deliver for many of them has
 surfaces broad enough to take prompts that are not its own. (Ranking first alone is no
 finding: a gate routes the best of weak candidates nowhere.) Under the background gate,
-whose threshold this same bank sets, about its share of the bank (``background_alpha``, grown
-with the corpus's size) gets through by construction, with the prompts screened as governed by
-a document's own lines; a document that takes a large part of them (``hub_through_share``) is a
-hub. The bank's vectors are kept in the embedding cache, so only the first lint on a machine
-pays for embedding them.
+whose threshold this same bank sets, at most its share of the bank (``background_alpha``; fewer
+where a floor of the corpus's own is higher) gets through by construction, with the prompts
+screened as governed by a document's own lines; a document that takes a large part of them
+(``hub_through_share``) is a hub. The bank's vectors are kept in the embedding cache, so only
+the first lint on a machine pays for embedding them.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     assert quiet.explain is not None
     gate = quiet.explain["gate"]
     assert gate["score"] < gate["threshold"] and gate["set_by"] in ("bank", "examples", "orphans")
+    assert gate["orphan_quantile"] == index.operating_point.orphan_quantile
     assert len(quiet.explain["nearest"]) == 3
     assert all(item["gate"] <= gate["score"] + 1e-9 for item in quiet.explain["nearest"])
     loud = index.route("the pager went off for checkout-api at 3am, what do I do first?",
