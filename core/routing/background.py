@@ -241,6 +241,7 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
         "bank_size": len(prompts),
         "bank_kept": int(keep.size),
         "examples_scored": 0 if example_top is None else int(example_top.size),
+        "orphans_scored": 0 if orphan_top is None else int(orphan_top.size),
         "estimated_nearest_top1": estimate,
         "threshold": round(background.threshold(point)[0], 6),
         "params": {name: getattr(point, name) for name in BUILD_PARAMS},

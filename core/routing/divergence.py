@@ -44,4 +44,8 @@ def reasons(point: OperatingPoint, header: IndexHeader) -> list[str]:
                    else "gov index --operating-point")
             out.append("the index's background measurements were made for other weights than "
                        f"the operating point's; rebuild it with {how}")
+        elif (point.orphan_quantile > 0 and "orphans_scored" not in header.background
+              and header.background.get("examples_scored")):
+            out.append("the index was built by an older gov, without the floor its example "
+                       "lines set against other documents; rebuild it with gov index")
     return out

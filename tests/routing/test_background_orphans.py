@@ -65,6 +65,8 @@ def test_the_build_scores_each_example_line_against_the_other_documents(
     orphans = built.arrays["background_orphan_top"]
     tops = built.arrays["background_example_top"]
     assert orphans.shape == tops.shape == (examples,)
+    assert built.header.background is not None
+    assert built.header.background["orphans_scored"] == examples
     assert np.all(np.diff(orphans) >= 0) and np.isfinite(orphans).all()
     # The best over the other documents never beats the best over all of them.
     assert orphans.max() <= tops.max() + 1e-6 and orphans.mean() < tops.mean()

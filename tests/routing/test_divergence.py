@@ -120,3 +120,22 @@ def test_background_measured_for_other_weights_names_the_rebuild(source: str,
     assert reason.endswith(command)
     assert not [r for r in reasons(replace(point, lexical_weight=0.5), header)
                 if "other weights" in r]
+
+
+@pytest.mark.parametrize(("background", "quantile", "noticed"), [
+    ({"examples_scored": 30}, 0.6, True),  # built before the orphan floor existed
+    ({"examples_scored": 30, "orphans_scored": 30}, 0.6, False),
+    ({"examples_scored": 0}, 0.6, False),  # no example lines: no floor to miss
+    ({"examples_scored": 30}, 0.0, False),  # the point does not use it
+])
+def test_an_index_without_the_orphan_floor_names_the_rebuild(
+        background: dict[str, int], quantile: float, noticed: bool) -> None:
+    header = IndexHeader(created="", gov_version="", model=ModelInfo(MODEL, 384, None),
+                         corpus=CorpusInfo("0" * 64, 22), roots=(), lexical_rows=0,
+                         ngram_range=(1, 3), separability=None,
+                         background={"params": {"lexical_weight": 0.25}, **background})
+    point = OperatingPoint(gate="background", model_id=MODEL, lexical_weight=0.25,
+                           orphan_quantile=quantile)
+    found = [r for r in reasons(point, header) if "older gov, without the floor" in r]
+    assert found == (["the index was built by an older gov, without the floor its example lines "
+                      "set against other documents; rebuild it with gov index"] if noticed else [])
