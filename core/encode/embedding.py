@@ -309,3 +309,19 @@ def release(purpose: str) -> None:
     memory its runs grew before fitting the head, which would otherwise stack on top."""
     for key in [key for key in _ENCODERS if key[1] == purpose]:
         del _ENCODERS[key]
+    _trim_heap()
+
+
+def _trim_heap() -> None:
+    """Hand freed heap pages back to the system (glibc keeps them for reuse otherwise, so
+    a released session's arena would still count in the build's peak)."""
+    import gc
+    import sys
+
+    gc.collect()
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
+        ctypes.CDLL(None).malloc_trim(0)

@@ -56,11 +56,11 @@ MIN_EXAMPLES = 5
 MAX_EXAMPLES = 2000  # example lines scored for the floor (a fixed sample past this)
 HEAD_PASSAGES = 8
 # The head's rows × classes at most, as far as body passages go (surfaces and the bank are
-# always in): its fit holds a few float arrays of that shape, so passages never take it past
-# about 250 MB. A large corpus gives each document fewer passages
-# (3 each at 1,354 one-surface documents, none from about 1,900); a corpus of a few hundred
-# keeps all eight.
-HEAD_CELLS = 8_000_000
+# always in): its fit holds about six float32 arrays of that shape, so passages never take it
+# past about 150 MB, and a cold build of 1,354 skills with bodies stays under 500 MB. A large
+# corpus gives each document fewer passages (all eight up to about 700 one-surface
+# documents, 1 each at 1,354, none from about 1,630); a corpus of a few hundred keeps all.
+HEAD_CELLS = 6_000_000
 # Past this many documents the head is not fitted: its fit grows with rows × classes (9 s of
 # CPU at 1,354 skills, hundreds of gigabytes of probabilities at 100,000), and a route then
 # ranks by the fused score alone (the confidence model reads the head's probability as 0).
