@@ -67,6 +67,8 @@ ROUTE_GRID = {"background_alpha": [0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.
               "background_alpha_growth": [0.0, 0.25, 0.5, 0.75, 1.0],
               "orphan_quantile": [0.0, 0.4, 0.5, 0.6, 0.7, 0.8],
               "learned_weight": [0.5, 1.0]}
+# The route grid's loop order (after the build grid's): one order for the loop and the table.
+ROUTE_ORDER = ("learned_weight", "background_alpha_growth", "orphan_quantile", "background_alpha")
 PENALTY, SOFT = 3.0, 0.5
 # The default before the growing share (commit d3dfdf3), as a grid point, for comparison.
 PREVIOUS = {"semantic_pool": "mean", "lexical_weight": 0.5, "body_surfaces": 1.0,
@@ -144,12 +146,10 @@ class Measured:
         ranked_by_weight = {weight: rank_many(self.lexical, semantic,
                                               base.with_params(learned_weight=weight), self.head)
                             for weight in ROUTE_GRID["learned_weight"]}
-        for weight, growth, orphan, alpha in itertools.product(
-                ROUTE_GRID["learned_weight"], ROUTE_GRID["background_alpha_growth"],
-                ROUTE_GRID["orphan_quantile"], ROUTE_GRID["background_alpha"]):
-            point = base.with_params(learned_weight=weight, background_alpha=alpha,
-                                     background_alpha_growth=growth, orphan_quantile=orphan)
-            ranked = ranked_by_weight[weight]
+        for combo in itertools.product(*(ROUTE_GRID[name] for name in ROUTE_ORDER)):
+            route = dict(zip(ROUTE_ORDER, combo, strict=True))
+            point = base.with_params(**route)
+            ranked = ranked_by_weight[route["learned_weight"]]
             abstain = (gate < background.threshold(point)[0]) | (ranked.top1 < 0)
             second = ranked.top2 >= 0
             if self.head is not None:
@@ -167,11 +167,8 @@ class Measured:
 
 def grid_points() -> list[dict[str, Any]]:
     """Every grid point as the parameters it changes, build-time first (the loop order)."""
-    keys = [*BUILD_GRID, "learned_weight", "background_alpha_growth", "orphan_quantile",
-            "background_alpha"]
-    values = [*BUILD_GRID.values(), ROUTE_GRID["learned_weight"],
-              ROUTE_GRID["background_alpha_growth"], ROUTE_GRID["orphan_quantile"],
-              ROUTE_GRID["background_alpha"]]
+    keys = [*BUILD_GRID, *ROUTE_ORDER]
+    values = [*BUILD_GRID.values(), *(ROUTE_GRID[name] for name in ROUTE_ORDER)]
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
 
 

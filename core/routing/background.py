@@ -70,8 +70,6 @@ BANK_BATCH = 64
 # (``background_alpha_growth``): the smallest and largest corpora it was chosen on.
 ALPHA_BASE_DOCUMENTS = 20
 ALPHA_MAX_DOCUMENTS = 200
-ARRAYS = ("background_hub", "background_bank_top", "background_example_top",
-          "background_orphan_top")
 # The point's parameters the stored statistics depend on: another value needs a rebuild.
 BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
                 "hub_weight")
@@ -158,8 +156,7 @@ class Background:
 
         def read(name: str, size: int | None = None) -> NDArray[np.float32]:
             values = np.asarray(stored.array(name), dtype=np.float32)
-            if values.ndim != 1 or (size is not None and values.size != size) or (
-                    size is None and values.size == 0):
+            if values.ndim != 1 or values.size == 0 or (size is not None and values.size != size):
                 raise stored.malformed(f"array {name!r} has shape {list(values.shape)}")
             if not bool(np.isfinite(values).all()):
                 raise stored.malformed(f"array {name!r} holds a value that is not finite")

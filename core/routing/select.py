@@ -99,6 +99,12 @@ def _ordered(candidates: NDArray[np.intp], fused: FloatArray,
     return candidates[np.lexsort((-tiebreak, -fused[candidates]))]
 
 
+# What each guard of the background gate measured, as an abstention's reason names it.
+GUARD_SOURCES = {"bank": "prompts no document governs",
+                 "examples": "the corpus's own example lines",
+                 "orphans": "the corpus's example lines scored against other documents"}
+
+
 class Gate(NamedTuple):
     """What the background gate read for one prompt: its best gate score, the threshold in
     force, and which guard set it ("bank", "examples" or "orphans")."""
@@ -153,12 +159,9 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
         gate, confidence = _background_gate(lexical, semantic, learned, point, background,
                                             order, fused)
         if gate.top < gate.threshold:
-            source = {"bank": "prompts no document governs",
-                      "examples": "the corpus's own example lines",
-                      "orphans": "the corpus's example lines scored against other "
-                                 "documents"}[gate.guard]
             return Selection([], confidence, f"abstained: best score {gate.top:.3f} is under "
-                             f"the threshold {gate.threshold:.3f} set by {source}", gate)
+                             f"the threshold {gate.threshold:.3f} set by "
+                             f"{GUARD_SOURCES[gate.guard]}", gate)
     if order.size == 0:
         return Selection([], confidence, "abstained: no document clears a floor "
                          f"(lexical {point.lexical_floor:g}, semantic {point.semantic_floor:g})",
