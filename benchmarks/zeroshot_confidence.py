@@ -111,7 +111,8 @@ def main() -> int:
         parts[corpus.name] = routed_features(Measured(corpus, index), point)
     folds = {}
     print(f"| held out | routes | right | confidence >= {SURE} (share) | right when >= {SURE} "
-          f"| mean confidence right / wrong | right when >= {SURE}, the point's own weights |\n"
+          f"| mean confidence right / wrong | right when >= {SURE} (share >= {SURE}), the "
+          "point's own weights |\n"
           "|---|---:|---:|---:|---:|---:|---:|")
     shipped = list(point.confidence_weights or [])
     for held in parts:
@@ -121,7 +122,9 @@ def main() -> int:
         print(f"| {label(held)} | {m['routes']} | {m['right']} | {m['sure_share']} | "
               f"{m['right_when_sure']} | {m['mean_confidence_right']} / "
               f"{m['mean_confidence_wrong']} | "
-              f"{m['shipped_weights'] and m['shipped_weights']['right_when_sure']} |")
+              + (f"{m['shipped_weights']['right_when_sure']} "
+                 f"({m['shipped_weights']['sure_share']})" if m["shipped_weights"] else "-")
+              + " |")
     weights = [round(w, 4) for w in fit(list(parts.values()))]
     print(f"\nfitted on every corpus: confidence_weights {weights} "
           f"(shipped: {shipped})")
