@@ -26,8 +26,10 @@ grid point the background statistics are measured with the functions
 ``gov.core.routing.background.fit_background`` uses, and selection is ``select``'s rule
 over a matrix (gate score under the threshold: abstain; else rank by fused score and
 head, second route at head probability >= 0.20), so the point chosen over every corpus
-reproduces the shipped default's figures in ``benchmarks/zeroshot.py``
-(``docs/quality.md``, "Every corpus held out")::
+reproduces the shipped default's figures in ``benchmarks/zeroshot.py`` without its
+confidence floor (``min_confidence``, chosen after the rest by
+``benchmarks/zeroshot_confidence_floor.py``; ``docs/quality.md``, "Every corpus held
+out")::
 
     nice -n 10 python benchmarks/zeroshot_loco.py --eval-dir ../shared/eval [--extra-corpus DIR]
 

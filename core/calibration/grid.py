@@ -127,6 +127,8 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     labels = int(expected.sum())
     alphas: list[float] = []
     orphans: list[float] = []
+    floors: list[float | None] = []
+    confident = np.ones(n, dtype=bool)
     label_free = 0.0
     if background is not None and scores.semantic is not None:
         weights = None
@@ -145,6 +147,17 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
         thresholds: list[float | None] = [background.threshold(base.with_params(
             background_alpha=alpha, background_alpha_growth=0.0, orphan_quantile=orphan))[0]
             for alpha, orphan in zip(alphas, orphans, strict=True)]
+        floors = [base.min_confidence] * len(alphas)
+        if base.min_confidence is not None and base.confidence_weights:
+            # The confidence floor kept (as the label-free point has it) and dropped, at
+            # every threshold: labels say whether it costs more than it saves here.
+            features = np.stack([background.rarities(confidence), fused1 - fused2,
+                                 np.where(has1, scores.learned[rows, np.maximum(top1, 0)], 0.0)
+                                 if scores.learned is not None else np.zeros(n)], axis=1)
+            confident = logistic_many(base.confidence_weights, features) >= base.min_confidence
+            alphas, orphans = alphas * 2, orphans * 2
+            thresholds = thresholds * 2
+            floors = floors + [None] * len(floors)
     else:
         weights = (fit_confidence(many.features[has1], correct1[has1])
                    if learnable_confidence else None)
@@ -155,7 +168,9 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     # One column per threshold: which prompts route at all. Every figure is then a sum over
     # prompts, so all thresholds are evaluated by one matrix product per second-route rule.
     cut = np.array([-np.inf if t is None else t for t in thresholds])
-    routes1 = (has1[:, None] & (confidence[:, None] >= cut[None, :])).astype(np.float64)
+    floored = np.array([f is not None for f in floors] or [False] * len(thresholds))
+    routes1 = (has1[:, None] & (confidence[:, None] >= cut[None, :])
+               & (confident[:, None] | ~floored[None, :])).astype(np.float64)
     negatives = int(negative.sum())
     positives = int(positive.sum())
     false_alarms = negative.astype(np.float64) @ routes1
@@ -191,7 +206,8 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
                          correct / labels if labels else None)
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
                 # Ties go to the quieter point, then (background) to the label-free share.
-                nearest = -abs(alphas[column] - label_free) if alphas else 0.0
+                nearest = (-abs(alphas[column] - label_free)
+                           - (floors[column] != base.min_confidence) if alphas else 0.0)
                 key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), nearest, -routes, -fa)
                 if best_key is None or key > best_key:
                     best_key, best_setting = key, (top_k, rule, column)
@@ -217,7 +233,7 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     if alphas:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
                                  background_alpha=alphas[column], background_alpha_growth=0.0,
-                                 orphan_quantile=orphans[column])
+                                 orphan_quantile=orphans[column], min_confidence=floors[column])
     else:
         point = base.with_params(top_k=top_k, second_ratio=ratio, second_learned_floor=floor,
                                  min_confidence=threshold,
@@ -303,14 +319,15 @@ def calibrate(
 def nudge(index_names: Sequence[str], labelled: Labelled, scores: Scores, *,
           base: OperatingPoint, background: Background, max_fa: float = 0.0) -> Calibration:
     """Move a background-gated point toward a corpus from a few labels, not refit it:
-    only the share of the bank that routes and the second-route rule are searched, the
-    rest stays as the label-free point has it (ties go to its own share)."""
+    only the share of the bank that routes, the orphan and confidence floors and the
+    second-route rule are searched, the rest stays as the label-free point has it (ties go
+    to its own share and floors)."""
     expected = expected_matrix(index_names, labelled)
     pooled = scores.with_pool(base.semantic_pool, base.body_surfaces)
     best, count = evaluate_row(base, pooled, expected, max_fa, False, background)
     relaxed = "" if max_fa == 0 else f" (relaxed by --max-fa to {max_fa:g})"
-    notes = ["few labels: the label-free point was moved (its bank share and second-route "
-             "rule), not refitted"]
+    notes = ["few labels: the label-free point was moved (its bank share, floors and "
+             "second-route rule), not refitted"]
     return Calibration([best], best if best.passes_gate else None,
                        RULE.format(relaxed=relaxed), max_fa, labelled.negatives,
                        len(labelled.prompts) - labelled.negatives, count, notes)

@@ -36,7 +36,6 @@ How the constants were chosen, and what each did on eleven corpora held out in t
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -135,9 +134,14 @@ class Background:
     def rarity(self, top: float) -> float:
         """How rare ``top`` is among the bank's scores: -log10 of the share scoring at least
         as high (smoothed), 0 for a score the whole bank beats."""
+        return float(self.rarities(np.array([top]))[0])
+
+    def rarities(self, tops: NDArray[Any]) -> NDArray[np.float64]:
+        """:meth:`rarity` of many prompts' best gate scores at once."""
         n = self.bank_top.size
-        exceed = n - int(np.searchsorted(self.bank_top, top, side="left"))
-        return -math.log10((1 + exceed) / (n + 1))
+        exceed = n - np.searchsorted(self.bank_top, tops, side="left")
+        out: NDArray[np.float64] = -np.log10((1.0 + exceed) / (n + 1.0))
+        return out
 
     def gate_scores(self, lexical: NDArray[Any], semantic: NDArray[Any],
                     point: OperatingPoint) -> NDArray[np.float64]:

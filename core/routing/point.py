@@ -37,7 +37,8 @@ class OperatingPoint:
     top_k: int = 2
     lexical_weight: float = 1.0
     semantic_weight: float = 1.0
-    # Abstain when the calibrated confidence of the best route is below this (None: off).
+    # Abstain when the confidence of the best route (the chance it is right) is below this
+    # (None: off), under either gate.
     min_confidence: float | None = None
     # Logistic model of "the top route is right": intercept, then one weight per feature.
     confidence_weights: tuple[float, ...] | None = None

@@ -249,7 +249,8 @@ class Router:
                 "score": round(gate.top, 4), "threshold": round(gate.threshold, 4),
                 "set_by": gate.guard, "background_alpha": round(self.background.alpha(point), 4)
                 if self.background is not None else point.background_alpha,
-                "orphan_quantile": point.orphan_quantile},
+                "orphan_quantile": point.orphan_quantile,
+                "min_confidence": point.min_confidence},
             "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
             "nearest": nearest,
             "operating_point": point.source or "given",

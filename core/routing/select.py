@@ -166,10 +166,15 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
         return Selection([], confidence, "abstained: no document clears a floor "
                          f"(lexical {point.lexical_floor:g}, semantic {point.semantic_floor:g})",
                          gate)
-    if (gate is None and confidence is not None and point.min_confidence is not None
+    # Under either gate, a route whose confidence (the chance its first document is right)
+    # is under the point's floor abstains: a score that clears the background can still be a
+    # near miss, split between documents no one of which the head believes in.
+    if (confidence is not None and point.min_confidence is not None
             and confidence < point.min_confidence):
-        return Selection([], confidence, f"abstained: confidence {confidence:.2f} is under "
-                         f"the point's {point.min_confidence:.2f}", gate)
+        cleared = (f"best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}, "
+                   "but " if gate is not None else "")
+        return Selection([], confidence, f"abstained: {cleared}confidence {confidence:.2f} is "
+                         f"under the point's {point.min_confidence:.2f}", gate)
     # A raw score is reported where it counted: under RRF where its floor admitted the
     # document, under weighted fusion wherever it carries weight.
     weighted = point.fusion == "weighted"
@@ -195,14 +200,15 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
             lexical=float(lexical[index]) if lex_counts else None,
             semantic=float(semantic[index]) if semantic is not None and sem_counts else None,
         ))
+    floor = (f" and its confidence {confidence:.2f} the point's {point.min_confidence:.2f}"
+             if confidence is not None and point.min_confidence is not None else "")
     if gate is not None:
-        reason = f"routed: best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}"
+        reason = (f"routed: best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}"
+                  + floor)
     elif semantic is None:
         reason = "routed on words alone: the best document clears the lexical floor"
     else:
-        reason = "routed: the best document clears a floor" + (
-            f" and its confidence {confidence:.2f} the point's {point.min_confidence:.2f}"
-            if confidence is not None and point.min_confidence is not None else "")
+        reason = "routed: the best document clears a floor" + floor
     return Selection(chosen, confidence, reason + second, gate)
 
 

@@ -167,6 +167,17 @@ def orphan_gated() -> tuple[OperatingPoint, Background]:
     return base, Background(np.zeros(3, dtype=np.float32), bank, None, {}, orphans)
 
 
+def moved_without_a_miss(base: OperatingPoint, background: Background,
+                         expected: list[list[str]], semantic: np.ndarray) -> cal.Outcome:
+    """The label-free point moved by these labels, which it must then route perfectly."""
+    best, _ = cal.evaluate_row(base, Scores(np.zeros_like(semantic), semantic),
+                               cal.expected_matrix(NAMES, labelled(expected)), 0.0, False,
+                               background)
+    assert best.passes_gate and best.metrics["top1"] == 1.0
+    assert best.metrics["false_alarm_rate"] == 0.0
+    return best
+
+
 @pytest.mark.parametrize(("positive", "negative", "orphan_quantile"), [
     (0.6, 0.3, 0.0),  # the orphan floor silences this corpus's prompts: labels lower it
     (0.8, 0.6, 0.6),  # near misses over every bank share: only the orphan floor holds them
@@ -181,10 +192,30 @@ def test_labels_choose_between_the_bank_shares_and_the_label_free_floors(
     for row in range(3):
         semantic[row, row] = positive
     semantic[3, 0] = semantic[4, 2] = negative
-    best, _ = cal.evaluate_row(base, Scores(np.zeros_like(semantic), semantic),
-                               cal.expected_matrix(NAMES, labelled(expected)), 0.0, False,
-                               background)
-    assert best.passes_gate and best.metrics["top1"] == 1.0
-    assert best.metrics["false_alarm_rate"] == 0.0
+    best = moved_without_a_miss(base, background, expected, semantic)
     assert best.point.orphan_quantile == orphan_quantile
     assert best.point.background_alpha_growth == 0.0
+
+
+@pytest.mark.parametrize(("positive", "negative", "floor"), [
+    # Near misses score over the corpus's prompts, split between two documents: only the
+    # confidence floor holds them, so labels keep it.
+    ([0.8, 0.2, 0.1], [0.85, 0.8, 0.1], 0.5),
+    # The corpus's own prompts are split between two documents: the floor silences them,
+    # while every bank share keeps the negatives out, so labels drop it.
+    ([0.8, 0.75, 0.1], [0.3, 0.1, 0.1], None),
+])
+def test_labels_keep_or_drop_the_label_free_confidence_floor(
+        positive: list[float], negative: list[float], floor: float | None) -> None:
+    base = OperatingPoint(gate="background", background_alpha=0.05, fusion="weighted",
+                          lexical_weight=0.0, hub_weight=0.0,
+                          confidence_weights=(-2.0, 0.0, 10.0, 0.0), min_confidence=0.5)
+    background = Background(np.zeros(3, dtype=np.float32),
+                            np.linspace(0.0, 0.5, 401, dtype=np.float32), None, {})
+    expected = [["alpha"]] * 3 + [[]] * 2
+    semantic = np.array([positive] * 3 + [negative] * 2)
+    best = moved_without_a_miss(base, background, expected, semantic)
+    assert best.point.min_confidence == floor
+    for row, names in enumerate(expected):
+        chosen = select(np.zeros(3), semantic[row], best.point, None, background).chosen
+        assert [NAMES[c.doc] for c in chosen[:1]] == names

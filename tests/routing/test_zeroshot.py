@@ -43,6 +43,7 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     gate = quiet.explain["gate"]
     assert gate["score"] < gate["threshold"] and gate["set_by"] in ("bank", "examples", "orphans")
     assert gate["orphan_quantile"] == index.operating_point.orphan_quantile
+    assert gate["min_confidence"] == index.operating_point.min_confidence is not None
     assert len(quiet.explain["nearest"]) == 3
     assert all(item["gate"] <= gate["score"] + 1e-9 for item in quiet.explain["nearest"])
     loud = index.route("the pager went off for checkout-api at 3am, what do I do first?",
@@ -50,6 +51,24 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     assert loud.names[:1] == ["on-call"] and loud.reason is not None
     assert loud.reason.startswith("routed") and loud.explain is None
     assert 0.0 < (loud.confidence or 0.0) < 1.0
+
+
+def test_a_split_prompt_over_the_threshold_abstains_under_the_confidence_floor(
+        example_index: Path) -> None:
+    # Releasing an SDK sits between release-notes and deployment: it clears the bank and
+    # the corpus's floors, but no document stands out enough to be likely right.
+    index = load_index(example_index)
+    answer = index.route("cut v3.2.0 of the python SDK and draft the GitHub release text",
+                         record=False, explain=True)
+    floor = index.operating_point.min_confidence
+    assert answer.routes == [] and floor is not None and answer.confidence is not None
+    assert answer.confidence < floor
+    assert answer.explain is not None
+    gate = answer.explain["gate"]
+    assert gate["score"] >= gate["threshold"]
+    assert answer.reason is not None and answer.reason.startswith("abstained: best score")
+    assert answer.reason.endswith(f", but confidence {answer.confidence:.2f} is under the "
+                                  f"point's {floor:.2f}")
 
 
 def test_the_evidence_names_discriminating_words_and_the_nearest_surface(

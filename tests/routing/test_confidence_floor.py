@@ -1,0 +1,55 @@
+"""The confidence floor under the background gate: a prompt that clears the threshold still
+abstains when its first route is unlikely to be right, and says so."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gov.core.routing.background import Background
+from gov.core.routing.confidence import logistic_many
+from gov.core.routing.point import OperatingPoint
+from gov.core.routing.select import select
+
+BANK = np.linspace(0.0, 0.5, 401, dtype=np.float32)
+# Confidence = logistic(-2 + 10 * margin): a margin of 0.2 is the even point.
+WEIGHTS = (-2.0, 0.0, 10.0, 0.0)
+
+
+def gated(floor: float | None) -> tuple[OperatingPoint, Background]:
+    point = OperatingPoint(gate="background", background_alpha=0.05, fusion="weighted",
+                           lexical_weight=0.0, semantic_weight=1.0, hub_weight=0.0,
+                           confidence_weights=WEIGHTS, min_confidence=floor)
+    return point, Background(np.zeros(3, dtype=np.float32), BANK, None, {})
+
+
+def test_a_clear_winner_routes_and_names_the_floor_it_cleared() -> None:
+    point, background = gated(0.5)
+    chosen, confidence, reason, gate = select(np.zeros(3), np.array([0.9, 0.3, 0.1]), point,
+                                              None, background)
+    assert chosen[0].doc == 0
+    assert confidence == pytest.approx(float(logistic_many(WEIGHTS, np.array([[
+        background.rarity(0.9), 0.6, 0.0]]))[0]))
+    assert gate is not None and gate.top > gate.threshold
+    assert reason.startswith("routed: best score 0.900 clears the threshold")
+    assert f"its confidence {confidence:.2f} the point's 0.50" in reason
+
+
+def test_a_split_prompt_over_the_threshold_abstains_under_the_floor() -> None:
+    semantic = np.array([0.9, 0.85, 0.1])
+    point, background = gated(0.5)
+    chosen, confidence, reason, gate = select(np.zeros(3), semantic, point, None, background)
+    assert chosen == [] and confidence is not None and confidence < 0.5
+    assert gate is not None and gate.top > gate.threshold
+    assert reason == (f"abstained: best score 0.900 clears the threshold {gate.threshold:.3f}, "
+                      f"but confidence {confidence:.2f} is under the point's 0.50")
+    # Without the floor the same prompt routes: the floor, not the threshold, held it back.
+    off, _ = gated(None)
+    assert [c.doc for c in select(np.zeros(3), semantic, off, None, background).chosen][:1] == [0]
+
+
+def test_rarities_are_the_rarity_of_each_score() -> None:
+    _, background = gated(None)
+    tops = np.array([-1.0, 0.0, 0.25, 0.499, 0.5, 2.0])
+    assert background.rarities(tops) == pytest.approx([background.rarity(t) for t in tops])
+    assert background.rarity(-1.0) == 0.0 and background.rarity(2.0) > background.rarity(0.25)
