@@ -13,12 +13,18 @@ floor and with none. No label of X is used for X's figures::
 
     nice -n 10 python benchmarks/zeroshot_confidence_floor.py --eval-dir ../shared/eval
 
-Figures go to ``benchmarks/results/zeroshot_confidence_floor.json`` (unless ``--out``).
+``--joint`` chooses the bank share and the orphan quantile with the floor, from
+``JOINT_ALPHAS`` x ``JOINT_QUANTILES`` (the rest of the point as shipped): whether, with a
+floor to hold near misses, the thresholds under it would rather be looser.
+
+Figures go to ``benchmarks/results/zeroshot_confidence_floor.json`` (unless ``--out``;
+``--joint`` prints only).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import tempfile
 import time
@@ -34,6 +40,9 @@ from zeroshot_loco import Measured, golden_prompts, objective
 
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_confidence_floor.json"
 FLOORS = [0.0, 0.4, 0.42, 0.44, 0.46, 0.48, 0.5, 0.52, 0.55, 0.6]
+JOINT_ALPHAS = [0.03, 0.05, 0.075, 0.1, 0.15]
+JOINT_QUANTILES = [0.0, 0.4, 0.5, 0.6, 0.7]
+Shares = tuple[float, float]  # a bank share and an orphan quantile
 
 
 @dataclass
@@ -60,7 +69,9 @@ class Rows:
                 "right": float(self.right[routes].mean()) if routes.any() else 0.0}
 
 
-def rows(measured: Measured, point: Any) -> Rows:
+def rows(measured: Measured, point: Any, shares: list[Shares]) -> dict[Shares, Rows]:
+    """One corpus's rows under each bank share and orphan quantile (the features and
+    rightness do not depend on them, only which prompts the gate lets through)."""
     from gov.core.routing.select import rank_many
 
     semantic, background, gate = measured.gated(point)
@@ -68,11 +79,16 @@ def rows(measured: Measured, point: Any) -> Rows:
     index = np.arange(gate.size)
     first = np.maximum(ranked.top1, 0)
     head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
-    features = np.stack([np.array([background.rarity(float(t)) for t in gate]),
-                         ranked.fused1 - ranked.fused2, head], axis=1)
-    routed = (gate >= background.threshold(point)[0]) & (ranked.top1 >= 0)
-    return Rows(features, routed, measured.gold[index, first] & (ranked.top1 >= 0),
-                measured.positive, measured.negative)
+    features = np.stack([background.rarities(gate), ranked.fused1 - ranked.fused2, head],
+                        axis=1)
+    right = measured.gold[index, first] & (ranked.top1 >= 0)
+    out = {}
+    for alpha, quantile in shares:
+        threshold = background.threshold(point.with_params(
+            background_alpha=alpha, orphan_quantile=quantile))[0]
+        out[(alpha, quantile)] = Rows(features, (gate >= threshold) & (ranked.top1 >= 0),
+                                      right, measured.positive, measured.negative)
+    return out
 
 
 def golden_passes(golden: Rows, weights: list[float], floor: float) -> bool:
@@ -84,15 +100,19 @@ def golden_passes(golden: Rows, weights: list[float], floor: float) -> bool:
                 and not routes[golden.negative].any())
 
 
-def choose(table: dict[str, Rows], train: list[str], weights: list[float],
-           golden: Rows | None) -> float:
-    best, score = 0.0, -np.inf
-    for floor in FLOORS:
-        if golden is not None and not golden_passes(golden, weights, floor):
-            continue
-        mean = float(np.mean([objective(table[n].at(weights, floor), n) for n in train]))
-        if mean > score + 1e-12:
-            best, score = floor, mean
+def choose(table: dict[str, dict[Shares, Rows]], train: list[str], weights: list[float],
+           golden: dict[Shares, Rows] | None) -> tuple[Shares, float]:
+    """The shares and floor with the best mean objective over ``train`` (ties: the first
+    shares, the lower floor), among those under which the golden file passes."""
+    best, score = (next(iter(table[train[0]])), 0.0), -np.inf
+    for shares in table[train[0]]:
+        for floor in FLOORS:
+            if golden is not None and not golden_passes(golden[shares], weights, floor):
+                continue
+            mean = float(np.mean([objective(table[n][shares].at(weights, floor), n)
+                                  for n in train]))
+            if mean > score + 1e-12:
+                best, score = (shares, floor), mean
     return best
 
 
@@ -108,19 +128,24 @@ def main() -> int:
     parser.add_argument("--extra-corpus", type=Path, action="append", default=[])
     parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--joint", action="store_true",
+                        help="choose the bank share and orphan quantile with the floor")
     options = parser.parse_args()
     point = default_operating_point()
+    shipped = (point.background_alpha, point.orphan_quantile)
+    shares = ([shipped] + [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES)
+                           if s != shipped] if options.joint else [shipped])
     work = options.work or Path(tempfile.mkdtemp(prefix="gov-floor-"))
     work.mkdir(parents=True, exist_ok=True)
-    table: dict[str, Rows] = {}
+    table: dict[str, dict[Shares, Rows]] = {}
     golden = None
     for corpus in corpora(options.eval_dir, options.extra_corpus):
         index = work / f"{corpus.name}.index"
         if not index.is_file():
             build(corpus, work)
-        table[corpus.name] = rows(Measured(corpus, index), point)
+        table[corpus.name] = rows(Measured(corpus, index), point, shares)
         if corpus.name == "examples":
-            golden = rows(Measured(golden_prompts(), index), point)
+            golden = rows(Measured(golden_prompts(), index), point, shares)
     print("Each cell: top-1 / false alarms. The floor is chosen on the other corpora; "
           "objective = top1 - 3 * max(0, FA - target) - 0.5 * FA; first routes right: the "
           "share of routed prompts (governed or not) whose first route is expected.\n")
@@ -129,29 +154,34 @@ def main() -> int:
     folds: dict[str, Any] = {}
     for held in table:
         train = [n for n in table if n != held]
-        weights = fit([table[n].part() for n in train])
-        floor = choose(table, train, weights, None if held == "examples" else golden)
-        plain, floored = table[held].at(weights, 0.0), table[held].at(weights, floor)
-        folds[held] = {"floor": floor, "weights": [round(w, 4) for w in weights],
+        weights = fit([table[n][shipped].part() for n in train])
+        chosen, floor = choose(table, train, weights, None if held == "examples" else golden)
+        plain = table[held][shipped].at(weights, 0.0)
+        floored = table[held][chosen].at(weights, floor)
+        folds[held] = {"floor": floor, "shares": chosen, "weights": [round(w, 4) for w in weights],
                        "no_floor": plain, "floor_figures": floored,
                        "objective": [round(objective(plain, held), 4),
                                      round(objective(floored, held), 4)]}
-        print(f"| {label(held)} | {floor:g} | {fmt(plain)} | {fmt(floored)} | "
+        named = f"{floor:g}" + (f" (α {chosen[0]:g}, q {chosen[1]:g})" if options.joint else "")
+        print(f"| {label(held)} | {named} | {fmt(plain)} | {fmt(floored)} | "
               f"{objective(plain, held):.3f} → {objective(floored, held):.3f} | "
               f"{plain['right']:.3f} → {floored['right']:.3f} |")
     means = np.mean([f["objective"] for f in folds.values()], axis=0)
-    weights = fit([r.part() for r in table.values()])
-    overall = choose(table, list(table), weights, golden)
+    weights = fit([r[shipped].part() for r in table.values()])
+    overall, floor = choose(table, list(table), weights, golden)
     print(f"\nmean held-out objective: no floor {means[0]:.3f}, floor {means[1]:.3f}; "
-          f"chosen on every corpus: floor {overall:g} with weights "
-          f"{[round(w, 4) for w in weights]}")
+          f"chosen on every corpus: floor {floor:g}"
+          + (f", α {overall[0]:g}, q {overall[1]:g}" if options.joint else "")
+          + f" with weights {[round(w, 4) for w in weights]}")
+    if options.joint:
+        return 0
     out = options.out or DEFAULT_OUT
     out.write_text(json.dumps({
         "command": "python benchmarks/zeroshot_confidence_floor.py --eval-dir ../shared/eval"
                    + "".join(f" --extra-corpus {p.name}" for p in options.extra_corpus),
         "date": time.strftime("%Y-%m-%d"), "point": point.id, "floors": FLOORS,
         "held_out": folds, "mean_objective": [round(float(m), 4) for m in means],
-        "chosen_on_all": overall}, indent=1) + "\n")
+        "chosen_on_all": floor}, indent=1) + "\n")
     return 0
 
 
