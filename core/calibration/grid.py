@@ -205,8 +205,8 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
                 f1 = f1_score(correct / routes if routes else None,
                          correct / labels if labels else None)
                 fa = float(false_alarms[column]) / negatives if negatives else 0.0
-                # Ties go to the quieter point, then (background) to the label-free share and
-                # confidence floor.
+                # Ties go (background) to the label-free share and confidence floor, then to
+                # the quieter point.
                 nearest = (-abs(alphas[column] - label_free)
                            - (floors[column] != base.min_confidence) if alphas else 0.0)
                 key = ((fa <= max_fa + 1e-12) and f1 > 0.0, round(f1, 6), nearest, -routes, -fa)
