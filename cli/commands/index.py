@@ -25,7 +25,8 @@ Example:
     gov index --verify -o .gov/index
 
 Each document's body is evidence of its meaning: its first passages are embedded and kept
-as one summary vector (--no-bodies leaves bodies out: the trigger and examples alone).
+as one summary vector (--no-bodies leaves bodies out: the trigger and examples alone; past
+20,000 documents they are left out unless --bodies asks, as they would be most of the build).
 The corpus is also measured against a bank of prompts no document governs, so the default
 routes only what scores above them on this corpus (see gov route --explain).
 
@@ -53,7 +54,7 @@ def index_command(
     model: Annotated[str | None, typer.Option("--model", help="A fastembed model id instead of the bundled offline model (may download).")] = None,
     lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
     operating_point: PointOpt = None,
-    bodies: Annotated[bool, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning (default), or leave bodies out.")] = True,
+    bodies: Annotated[bool | None, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning, or leave bodies out (default: embed them up to 20,000 documents).", show_default=False)] = None,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: none (default), documents sharing a Family line (declared), or also clusters of near-duplicates (auto).")] = "none",
@@ -108,6 +109,13 @@ def index_command(
         finish()
     built.write(target)
     header = built.header
+    if bodies is None and header.bodies is None and header.model_id is not None:
+        from gov.core.index.bodies import MAX_DOCUMENTS
+
+        if header.corpus.size > MAX_DOCUMENTS:
+            conventions.warn(f"bodies left out: {header.corpus.size:,} documents is over "
+                             f"{MAX_DOCUMENTS:,}, where embedding them would be most of the "
+                             "build; gov index --bodies embeds them")
     build = header.build
     summary: dict[str, Any] = {
         "index": str(target),

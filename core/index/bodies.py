@@ -20,7 +20,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 PASSAGES_PER_DOCUMENT = 8
+# Past this many documents a build leaves bodies out unless asked for them: at 100,000
+# documents their passages were two thirds of a 28-minute build (``docs/scale.md``), and
+# what they add was measured on corpora of at most a few hundred documents.
+MAX_DOCUMENTS = 20_000
 Progress = Callable[[int, int], None]
+
+
+def wanted(bodies: bool | None, documents: int) -> bool:
+    """Whether a build embeds bodies: as asked, else (``None``) up to :data:`MAX_DOCUMENTS`."""
+    return bodies if bodies is not None else documents <= MAX_DOCUMENTS
 
 
 @dataclass

@@ -137,7 +137,7 @@ def build(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = True,
+    bodies: bool | None = None,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
     families: str = "none",
@@ -146,7 +146,8 @@ def build(
 ) -> BuiltIndex:
     """Fit the lexical model and embed every surface (reusing ``previous``'s vectors); with
     ``bodies``, one summary vector per document from its first passages; with ``ann``, an
-    approximate-search graph. ``stored_point`` and ``extra_arrays`` are kept as given
+    approximate-search graph (``bodies`` None: up to ``bodies.MAX_DOCUMENTS`` documents).
+    ``stored_point`` and ``extra_arrays`` are kept as given
     (routing's business). ``download``: fetch a fastembed model that is not cached (only
     when the user named it).
 
@@ -223,7 +224,9 @@ def build(
     embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
-        if bodies:
+        from gov.core.index.bodies import wanted
+
+        if wanted(bodies, len(documents)):
             from gov.core.index.bodies import body_vectors
 
             arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(

@@ -51,7 +51,7 @@ def build_index(
     base: str | os.PathLike[str] | None = None,
     ann: bool = False,
     ann_candidates: int | None = None,
-    bodies: bool = True,
+    bodies: bool | None = None,
     families: str = "none",
     duplicates: Thresholds | None = None,
     download: bool = True,

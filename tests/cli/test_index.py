@@ -102,3 +102,20 @@ def test_two_index_runs_on_one_output_leave_one_complete_index(tmp_path: Path) -
     assert sorted(loaded.names) in (sorted(load_corpus([POLICIES]).names),
                                     sorted(f"d{i}" for i in range(30)))
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_cli_index_says_when_it_leaves_bodies_out_for_size(
+        tmp_path: Path, fake_encoder: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gov.core.index import bodies
+
+    monkeypatch.setattr(bodies, "MAX_DOCUMENTS", 21)  # the examples corpus has 22
+    left = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "left"), "--format", "json")
+    assert left.returncode == 0, left.stderr
+    assert json.loads(left.stdout)["bodies"] is None
+    assert left.stderr.decode() == ("gov: warning: bodies left out: 22 documents is over 21, "
+                                    "where embedding them would be most of the build; gov index "
+                                    "--bodies embeds them\n")
+    asked = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "asked"), "--bodies",
+                       "--format", "json")
+    assert asked.returncode == 0 and b"bodies left out" not in asked.stderr
+    assert json.loads(asked.stdout)["bodies"]["documents"] == 22

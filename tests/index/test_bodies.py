@@ -54,3 +54,17 @@ def test_approximate_search_mixes_bodies_like_exact_search(fake_bodies_index: Pa
     routed = [r.names for r in near.route_many(PROMPTS, record=False)]
     assert routed == [r.names for r in exact.route_many(PROMPTS, record=False)]
     assert any(routed)  # something routed, so the comparison means something
+
+
+def test_bodies_are_left_out_past_the_size_limit_unless_asked_for(
+        fake_encoder: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gov.core.index import bodies
+
+    assert bodies.wanted(None, bodies.MAX_DOCUMENTS)
+    assert not bodies.wanted(None, bodies.MAX_DOCUMENTS + 1)
+    assert bodies.wanted(True, 10 * bodies.MAX_DOCUMENTS) and not bodies.wanted(False, 1)
+    monkeypatch.setattr(bodies, "MAX_DOCUMENTS", 21)  # the examples corpus has 22
+    corpus = load_corpus([POLICIES], warn=lambda _m: None)
+    assert build_index(corpus).header.bodies is None
+    asked = build_index(corpus, bodies=True).header.bodies
+    assert asked is not None and asked["documents"] == 22
