@@ -41,7 +41,7 @@ SURE = 0.8
 def routed_features(measured: Measured, point: Any
                     ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The features and rightness of each prompt the point routes."""
-    from gov.core.routing.select import rank_many
+    from gov.core.routing.select import background_features, rank_many
 
     semantic, background, gate = measured.gated(point)
     ranked = rank_many(measured.lexical, semantic, point, measured.head)
@@ -49,8 +49,7 @@ def routed_features(measured: Measured, point: Any
     rows = np.arange(gate.size)
     head = (measured.head[rows, np.maximum(ranked.top1, 0)] if measured.head is not None
             else np.zeros(gate.size))
-    features = np.stack([np.array([background.rarity(float(t)) for t in gate]),
-                         ranked.fused1 - ranked.fused2, head], axis=1)
+    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
     right = measured.gold[rows, np.maximum(ranked.top1, 0)]
     return features[routed], np.asarray(right[routed], dtype=bool)
 

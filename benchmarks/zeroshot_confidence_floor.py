@@ -72,15 +72,14 @@ class Rows:
 def rows(measured: Measured, point: Any, shares: list[Shares]) -> dict[Shares, Rows]:
     """One corpus's rows under each bank share and orphan quantile (the features and
     rightness do not depend on them, only which prompts the gate lets through)."""
-    from gov.core.routing.select import rank_many
+    from gov.core.routing.select import background_features, rank_many
 
     semantic, background, gate = measured.gated(point)
     ranked = rank_many(measured.lexical, semantic, point, measured.head)
     index = np.arange(gate.size)
     first = np.maximum(ranked.top1, 0)
     head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
-    features = np.stack([background.rarities(gate), ranked.fused1 - ranked.fused2, head],
-                        axis=1)
+    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
     right = measured.gold[index, first] & (ranked.top1 >= 0)
     out = {}
     for alpha, quantile in shares:

@@ -109,13 +109,12 @@ def index_command(
         finish()
     built.write(target)
     header = built.header
-    if bodies is None and header.bodies is None and header.model_id is not None:
-        from gov.core.index.bodies import MAX_DOCUMENTS
+    from gov.core.index.bodies import MAX_DOCUMENTS, wanted
 
-        if header.corpus.size > MAX_DOCUMENTS:
-            conventions.warn(f"bodies left out: {header.corpus.size:,} documents is over "
-                             f"{MAX_DOCUMENTS:,}, where embedding them would be most of the "
-                             "build; gov index --bodies embeds them")
+    if bodies is None and header.model_id is not None and not wanted(None, header.corpus.size):
+        conventions.warn(f"bodies left out: {header.corpus.size:,} documents is over "
+                         f"{MAX_DOCUMENTS:,}, where embedding them would be most of the build; "
+                         "gov index --bodies embeds them")
     build = header.build
     summary: dict[str, Any] = {
         "index": str(target),

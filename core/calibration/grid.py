@@ -28,7 +28,7 @@ from gov.core.calibration.scores import Scores
 from gov.core.routing.background import Background
 from gov.core.routing.confidence import logistic_many
 from gov.core.routing.point import POOLS, OperatingPoint
-from gov.core.routing.select import rank_many
+from gov.core.routing.select import background_features, rank_many
 
 RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) then the highest "
         "F1, (3) ties go to the quieter point (fewer routes per prompt)")
@@ -127,7 +127,6 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     labels = int(expected.sum())
     alphas: list[float] = []
     orphans: list[float] = []
-    floors: list[float | None] = []
     confident = np.ones(n, dtype=bool)
     label_free = 0.0
     if background is not None and scores.semantic is not None:
@@ -147,13 +146,13 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
         thresholds: list[float | None] = [background.threshold(base.with_params(
             background_alpha=alpha, background_alpha_growth=0.0, orphan_quantile=orphan))[0]
             for alpha, orphan in zip(alphas, orphans, strict=True)]
-        floors = [base.min_confidence] * len(alphas)
+        floors: list[float | None] = [base.min_confidence] * len(alphas)
         if base.min_confidence is not None and base.confidence_weights:
             # The confidence floor kept (as the label-free point has it) and dropped, at
             # every threshold: labels say whether it costs more than it saves here.
-            features = np.stack([background.rarities(confidence), fused1 - fused2,
-                                 np.where(has1, scores.learned[rows, np.maximum(top1, 0)], 0.0)
-                                 if scores.learned is not None else np.zeros(n)], axis=1)
+            head = (np.where(has1, scores.learned[rows, np.maximum(top1, 0)], 0.0)
+                    if scores.learned is not None else np.zeros(n))
+            features = background_features(background, confidence, fused1, fused2, head)
             confident = logistic_many(base.confidence_weights, features) >= base.min_confidence
             alphas, orphans = alphas * 2, orphans * 2
             thresholds = thresholds * 2
@@ -165,10 +164,11 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
         if weights is not None:
             confidence = logistic_many(weights, many.features)
         thresholds = _thresholds(confidence[has1], negative[has1]) if weights is not None else [None]
+        floors = [None] * len(thresholds)  # the threshold is the confidence's own
     # One column per threshold: which prompts route at all. Every figure is then a sum over
     # prompts, so all thresholds are evaluated by one matrix product per second-route rule.
     cut = np.array([-np.inf if t is None else t for t in thresholds])
-    floored = np.array([f is not None for f in floors] or [False] * len(thresholds))
+    floored = np.array([f is not None for f in floors], dtype=bool)
     routes1 = (has1[:, None] & (confidence[:, None] >= cut[None, :])
                & (confident[:, None] | ~floored[None, :])).astype(np.float64)
     negatives = int(negative.sum())

@@ -15,9 +15,11 @@ route and hook paths read fastembed's cache and never the network.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -315,9 +317,6 @@ def release(purpose: str) -> None:
 def _trim_heap() -> None:
     """Hand freed heap pages back to the system (glibc keeps them for reuse otherwise, so
     a released session's arena would still count in the build's peak)."""
-    import gc
-    import sys
-
     gc.collect()
     if not sys.platform.startswith("linux"):
         return

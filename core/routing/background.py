@@ -131,13 +131,9 @@ class Background:
             best = max(best, (float(np.quantile(self.orphan_top, orphan)), "orphans"))
         return best
 
-    def rarity(self, top: float) -> float:
-        """How rare ``top`` is among the bank's scores: -log10 of the share scoring at least
-        as high (smoothed), 0 for a score the whole bank beats."""
-        return float(self.rarities(np.array([top]))[0])
-
     def rarities(self, tops: NDArray[Any]) -> NDArray[np.float64]:
-        """:meth:`rarity` of many prompts' best gate scores at once."""
+        """How rare each of ``tops`` is among the bank's scores: -log10 of the share scoring
+        at least as high (smoothed), 0 for a score the whole bank beats."""
         n = self.bank_top.size
         exceed = n - np.searchsorted(self.bank_top, tops, side="left")
         out: NDArray[np.float64] = -np.log10((1.0 + exceed) / (n + 1.0))

@@ -133,12 +133,22 @@ def _background_gate(lexical: FloatArray, semantic: NDArray[np.floating[Any]],
     threshold, guard = background.threshold(point)
     confidence = None
     if point.confidence_weights and order.size:
-        first = float(fused[order[0]])
-        margin = first - (float(fused[order[1]]) if order.size > 1 else 0.0)
-        head = float(learned[order[0]]) if learned is not None else 0.0
-        row = np.array([[background.rarity(top), margin, head]])
+        second = fused[order[1]] if order.size > 1 else 0.0
+        head = learned[order[0]] if learned is not None else 0.0
+        row = background_features(background, np.array([top]), fused[order[:1]],
+                                  np.array([second]), np.array([head]))
         confidence = float(logistic_many(point.confidence_weights, row)[0])
     return Gate(top, threshold, guard), confidence
+
+
+def background_features(background: Background, tops: NDArray[Any], fused1: NDArray[Any],
+                        fused2: NDArray[Any], head: NDArray[Any]) -> FloatArray:
+    """The background gate's confidence features, a row per prompt: how rare its best gate
+    score is among the bank's, the fused margin of its first route over its second (0 when
+    none), and the head's probability for the first (0 without a head)."""
+    return np.stack([background.rarities(tops), np.asarray(fused1, dtype=np.float64)
+                     - np.asarray(fused2, dtype=np.float64),
+                     np.asarray(head, dtype=np.float64)], axis=1)
 
 
 def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,

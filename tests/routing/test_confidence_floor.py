@@ -9,7 +9,7 @@ import pytest
 from gov.core.routing.background import Background
 from gov.core.routing.confidence import logistic_many
 from gov.core.routing.point import OperatingPoint
-from gov.core.routing.select import select
+from gov.core.routing.select import background_features, select
 
 BANK = np.linspace(0.0, 0.5, 401, dtype=np.float32)
 # Confidence = logistic(-2 + 10 * margin): a margin of 0.2 is the even point.
@@ -29,7 +29,7 @@ def test_a_clear_winner_routes_and_names_the_floor_it_cleared() -> None:
                                               None, background)
     assert chosen[0].doc == 0
     assert confidence == pytest.approx(float(logistic_many(WEIGHTS, np.array([[
-        background.rarity(0.9), 0.6, 0.0]]))[0]))
+        background.rarities(np.array([0.9]))[0], 0.6, 0.0]]))[0]))
     assert gate is not None and gate.top > gate.threshold
     assert reason.startswith("routed: best score 0.900 clears the threshold")
     assert f"its confidence {confidence:.2f} the point's 0.50" in reason
@@ -48,8 +48,18 @@ def test_a_split_prompt_over_the_threshold_abstains_under_the_floor() -> None:
     assert [c.doc for c in select(np.zeros(3), semantic, off, None, background).chosen][:1] == [0]
 
 
-def test_rarities_are_the_rarity_of_each_score() -> None:
+def test_rarity_is_the_smoothed_share_of_the_bank_scoring_as_high() -> None:
     _, background = gated(None)
-    tops = np.array([-1.0, 0.0, 0.25, 0.499, 0.5, 2.0])
-    assert background.rarities(tops) == pytest.approx([background.rarity(t) for t in tops])
-    assert background.rarity(-1.0) == 0.0 and background.rarity(2.0) > background.rarity(0.25)
+    rarity = background.rarities(np.array([-1.0, 0.25, 0.5, 2.0]))
+    # 401 bank scores: all of them at least -1.0; 201 at least 0.25; 1 at least 0.5; none 2.0
+    assert rarity == pytest.approx([0.0, -np.log10(202 / 402), -np.log10(2 / 402),
+                                    -np.log10(1 / 402)])
+
+
+def test_the_features_are_rarity_margin_and_head_per_prompt() -> None:
+    _, background = gated(None)
+    rows = background_features(background, np.array([0.9, 0.1]), np.array([0.8, 0.3]),
+                               np.array([0.2, 0.0]), np.array([0.7, 0.0]))
+    assert rows.shape == (2, 3)
+    assert rows[:, 0] == pytest.approx(background.rarities(np.array([0.9, 0.1])))
+    assert rows[:, 1] == pytest.approx([0.6, 0.3]) and rows[:, 2] == pytest.approx([0.7, 0.0])
