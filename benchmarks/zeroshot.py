@@ -68,11 +68,23 @@ DEV_SETS = ("clinc150", "banking77_oos", "metatool")
 TARGETS = {"examples": (0.50, 0.10), "clinc150": (0.75, 0.10), "banking77_oos": (0.70, 0.05),
            "metatool": (0.55, 0.25)}
 OTHER_FA = 0.10
+# The rule that chooses the default (benchmarks/zeroshot_loco.py): the mean over corpora of
+# top-1 less PENALTY times false alarms over the corpus's target, less SOFT times them all.
+PENALTY, SOFT = 3.0, 0.5
 # Negatives whose false-alarm rate is the target; others of the corpus are reported apart.
 TARGET_KINDS = {"banking77_oos": {"ood_oos"}}
 OIAX = {"lexical_floor": 0.10, "semantic_floor": 0.25, "rrf_k": 60.0, "top_k": 2,
         "lexical_weight": 1.0, "semantic_weight": 1.0, "fusion": "rrf", "semantic_pool": "max",
         "gate": "confidence"}
+
+
+def fa_target(name: str) -> float:
+    return TARGETS[name][1] if name in TARGETS else OTHER_FA
+
+
+def objective(m: dict[str, float], name: str) -> float:
+    """One corpus's term of the rule, from its top-1 and false alarms (``top1``, ``fa``)."""
+    return m["top1"] - PENALTY * max(0.0, m["fa"] - fa_target(name)) - SOFT * m["fa"]
 
 
 @dataclass
@@ -296,6 +308,13 @@ def main() -> int:
         parts = [f"{k.removeprefix('false_alarms_')} " + " / ".join(
             f"{result['points'][c][k]:.3f}" for c in COLUMNS) for k in kinds]
         print(f"- {label(name)}: " + "; ".join(parts))
+    means = {column: sum(objective({"top1": r["points"][column]["top1"],
+                                     "fa": r["points"][column]["false_alarms"] or 0.0}, name)
+                         for name, r in results.items()) / max(len(results), 1)
+             for column in COLUMNS}
+    print(f"\nMean objective (top-1 - {PENALTY:g} x false alarms over target - {SOFT:g} x "
+          f"false alarms) over {len(results)} corpora: "
+          + ", ".join(f"{column} {value:.3f}" for column, value in means.items()))
     out = options.out or (None if options.only else DEFAULT_OUT)
     if out is not None:
         out.write_text(json.dumps({

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from zeroshot import DEFAULT_EVAL_DIR, REPO, build, corpora, label
+from zeroshot import DEFAULT_EVAL_DIR, REPO, build, corpora, label, objective
 from zeroshot_confidence import fit
-from zeroshot_loco import Measured, golden_prompts, objective
+from zeroshot_loco import Measured, golden_prompts
 
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_confidence_floor.json"
 FLOORS = [0.0, 0.4, 0.42, 0.44, 0.46, 0.48, 0.5, 0.52, 0.55, 0.6]

@@ -59,7 +59,9 @@ from zeroshot import (
     Labelled,
     build,
     corpora,
+    fa_target,
     label,
+    objective,
     oiax_triggers,
 )
 
@@ -71,7 +73,6 @@ ROUTE_GRID = {"background_alpha": [0.02, 0.03, 0.04, 0.05, 0.075, 0.1, 0.125, 0.
               "learned_weight": [0.5, 1.0]}
 # The route grid's loop order (after the build grid's): one order for the loop and the table.
 ROUTE_ORDER = ("learned_weight", "background_alpha_growth", "orphan_quantile", "background_alpha")
-PENALTY, SOFT = 3.0, 0.5
 # The default before the growing share (commit d3dfdf3), as a grid point, for comparison.
 PREVIOUS = {"semantic_pool": "mean", "lexical_weight": 0.5, "body_surfaces": 1.0,
             "hub_weight": 0.25, "learned_weight": 0.5, "background_alpha_growth": 0.0,
@@ -82,10 +83,6 @@ NINE_CORPUS = {"semantic_pool": "mean", "lexical_weight": 0.25, "body_surfaces":
                "orphan_quantile": 0.0, "background_alpha": 0.03}
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_loco.json"
 GOLDEN = REPO / "tests" / "routing" / "golden" / "examples.json"
-
-
-def fa_target(name: str) -> float:
-    return TARGETS[name][1] if name in TARGETS else OTHER_FA
 
 
 class Measured:
@@ -172,10 +169,6 @@ def grid_points() -> list[dict[str, Any]]:
     keys = [*BUILD_GRID, *ROUTE_ORDER]
     values = [*BUILD_GRID.values(), *(ROUTE_GRID[name] for name in ROUTE_ORDER)]
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values)]
-
-
-def objective(m: dict[str, float], name: str) -> float:
-    return m["top1"] - PENALTY * max(0.0, m["fa"] - fa_target(name)) - SOFT * m["fa"]
 
 
 def choose(table: dict[str, list[dict[str, float]]], train: list[str],
