@@ -15,10 +15,14 @@ floor and with none. No label of X is used for X's figures::
 
 ``--joint`` chooses the bank share and the orphan quantile with the floor, from
 ``JOINT_ALPHAS`` x ``JOINT_QUANTILES`` (the rest of the point as shipped): whether, with a
-floor to hold near misses, the thresholds under it would rather be looser.
+floor to hold near misses, the thresholds under it would rather be looser. ``--sure``
+chooses, with the floor, a confidence from ``SURE`` at which a prompt routes even under the
+threshold (or none): whether a first route the model is sure of should pass a gate it
+misses ("tailwind" against the one Tailwind skill, far ahead of the rest, but under the
+bank's threshold).
 
 Figures go to ``benchmarks/results/zeroshot_confidence_floor.json`` (unless ``--out``;
-``--joint`` prints only).
+``--joint`` and ``--sure`` print only).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_confidence_floor.json"
 FLOORS = [0.0, 0.4, 0.42, 0.44, 0.46, 0.48, 0.5, 0.52, 0.55, 0.6]
 JOINT_ALPHAS = [0.03, 0.05, 0.075, 0.1, 0.15]
 JOINT_QUANTILES = [0.0, 0.4, 0.5, 0.6, 0.7]
+SURE = [None, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65]
 Shares = tuple[float, float]  # a bank share and an orphan quantile
 
 
@@ -55,15 +60,27 @@ class Rows:
     right: NDArray[np.bool_]
     positive: NDArray[np.bool_]
     negative: NDArray[np.bool_]
+    ranked: NDArray[np.bool_]  # a first document at all (the floors admit one)
 
     def part(self) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
         """The routed prompts' features and rightness: what the confidence model fits."""
         return self.features[self.routed], self.right[self.routed]
 
-    def at(self, weights: list[float], floor: float) -> dict[str, float]:
+    def routes(self, weights: list[float], floor: float,
+               sure: float | None = None) -> NDArray[np.bool_]:
+        """Who routes: the gate passed and the floor cleared, or (``sure``) a confidence
+        that high whatever the gate."""
         from gov.core.routing.confidence import logistic_many
 
-        routes = self.routed & (logistic_many(weights, self.features) >= floor)
+        confidence = logistic_many(weights, self.features)
+        routes = self.routed & (confidence >= floor)
+        if sure is not None:
+            routes |= self.ranked & (confidence >= sure)
+        return routes
+
+    def at(self, weights: list[float], floor: float,
+           sure: float | None = None) -> dict[str, float]:
+        routes = self.routes(weights, floor, sure)
         return {"top1": float((routes & self.right)[self.positive].mean()),
                 "fa": float(routes[self.negative].mean()) if self.negative.any() else 0.0,
                 "right": float(self.right[routes].mean()) if routes.any() else 0.0}
@@ -86,32 +103,35 @@ def rows(measured: Measured, point: Any, shares: list[Shares]) -> dict[Shares, R
         threshold = background.threshold(point.with_params(
             background_alpha=alpha, orphan_quantile=quantile))[0]
         out[(alpha, quantile)] = Rows(features, (gate >= threshold) & (ranked.top1 >= 0),
-                                      right, measured.positive, measured.negative)
+                                      right, measured.positive, measured.negative,
+                                      ranked.top1 >= 0)
     return out
 
 
-def golden_passes(golden: Rows, weights: list[float], floor: float) -> bool:
+def golden_passes(golden: Rows, weights: list[float], floor: float,
+                  sure: float | None = None) -> bool:
     """Every golden prompt a policy must take is still taken first, none of the others."""
-    from gov.core.routing.confidence import logistic_many
-
-    routes = golden.routed & (logistic_many(weights, golden.features) >= floor)
+    routes = golden.routes(weights, floor, sure)
     return bool((routes & golden.right)[golden.positive].all()
                 and not routes[golden.negative].any())
 
 
 def choose(table: dict[str, dict[Shares, Rows]], train: list[str], weights: list[float],
-           golden: dict[Shares, Rows] | None) -> tuple[Shares, float]:
-    """The shares and floor with the best mean objective over ``train`` (ties: the first
-    shares, the lower floor), among those under which the golden file passes."""
-    best, score = (next(iter(table[train[0]])), 0.0), -np.inf
+           golden: dict[Shares, Rows] | None, sures: list[float | None]
+           ) -> tuple[Shares, float, float | None]:
+    """The shares, floor and sure confidence with the best mean objective over ``train``
+    (ties: the first shares, the lower floor, no sure confidence), among those under which
+    the golden file passes."""
+    best: tuple[Shares, float, float | None] = (next(iter(table[train[0]])), 0.0, None)
+    score = -np.inf
     for shares in table[train[0]]:
-        for floor in FLOORS:
-            if golden is not None and not golden_passes(golden[shares], weights, floor):
+        for floor, sure in itertools.product(FLOORS, sures):
+            if golden is not None and not golden_passes(golden[shares], weights, floor, sure):
                 continue
-            mean = float(np.mean([objective(table[n][shares].at(weights, floor), n)
+            mean = float(np.mean([objective(table[n][shares].at(weights, floor, sure), n)
                                   for n in train]))
             if mean > score + 1e-12:
-                best, score = (shares, floor), mean
+                best, score = (shares, floor, sure), mean
     return best
 
 
@@ -129,11 +149,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--joint", action="store_true",
                         help="choose the bank share and orphan quantile with the floor")
+    parser.add_argument("--sure", action="store_true",
+                        help="choose with the floor a confidence that routes under the threshold")
     options = parser.parse_args()
     point = default_operating_point()
     shipped = (point.background_alpha, point.orphan_quantile)
     shares = ([shipped] + [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES)
                            if s != shipped] if options.joint else [shipped])
+    sures: list[float | None] = SURE if options.sure else [None]
     work = options.work or Path(tempfile.mkdtemp(prefix="gov-floor-"))
     work.mkdir(parents=True, exist_ok=True)
     table: dict[str, dict[Shares, Rows]] = {}
@@ -154,25 +177,28 @@ def main() -> int:
     for held in table:
         train = [n for n in table if n != held]
         weights = fit([table[n][shipped].part() for n in train])
-        chosen, floor = choose(table, train, weights, None if held == "examples" else golden)
+        chosen, floor, sure = choose(table, train, weights,
+                                     None if held == "examples" else golden, sures)
         plain = table[held][shipped].at(weights, 0.0)
-        floored = table[held][chosen].at(weights, floor)
+        floored = table[held][chosen].at(weights, floor, sure)
         folds[held] = {"floor": floor, "shares": chosen, "weights": [round(w, 4) for w in weights],
                        "no_floor": plain, "floor_figures": floored,
                        "objective": [round(objective(plain, held), 4),
                                      round(objective(floored, held), 4)]}
-        named = f"{floor:g}" + (f" (α {chosen[0]:g}, q {chosen[1]:g})" if options.joint else "")
+        named = (f"{floor:g}" + (f" (α {chosen[0]:g}, q {chosen[1]:g})" if options.joint else "")
+                 + (f", sure {sure:g}" if sure is not None else ""))
         print(f"| {label(held)} | {named} | {fmt(plain)} | {fmt(floored)} | "
               f"{objective(plain, held):.3f} → {objective(floored, held):.3f} | "
               f"{plain['right']:.3f} → {floored['right']:.3f} |")
     means = np.mean([f["objective"] for f in folds.values()], axis=0)
     weights = fit([r[shipped].part() for r in table.values()])
-    overall, floor = choose(table, list(table), weights, golden)
+    overall, floor, sure = choose(table, list(table), weights, golden, sures)
     print(f"\nmean held-out objective: no floor {means[0]:.3f}, floor {means[1]:.3f}; "
           f"chosen on every corpus: floor {floor:g}"
           + (f", α {overall[0]:g}, q {overall[1]:g}" if options.joint else "")
+          + (f", sure {sure:g}" if sure is not None else "")
           + f" with weights {[round(w, 4) for w in weights]}")
-    if options.joint:
+    if options.joint or options.sure:
         return 0
     out = options.out or DEFAULT_OUT
     out.write_text(json.dumps({

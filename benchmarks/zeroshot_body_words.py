@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Words of the bodies as evidence: measured with each corpus held out, not shipped.
+
+gov's words evidence is TF-IDF over the routing surfaces (trigger and example lines); the
+bodies count only by meaning (one summary vector). Here each document's body passages get
+a TF-IDF of their own, and a prompt's cosine to a document's body, times ``w``, is added to
+its lexical score for that document, everywhere the lexical score is used: the gate, the
+bank, the example-line and orphan floors (all measured again, as ``fit_background`` would),
+the ranking and so the confidence features. ``--ranking-only`` adds it to the ranking alone
+and keeps the shipped gate.
+
+For each corpus X the confidence model is fitted on the other corpora's routes at each
+``w``, and ``w`` (``WEIGHTS``, 0 = the shipped default), the floor and, with ``--joint``, the
+bank share and orphan quantile are chosen on the other corpora by ``zeroshot.objective``
+among the choices under which ``examples/``' golden file passes (not required in the fold
+holding it out); X is measured at that choice::
+
+    nice -n 10 python benchmarks/zeroshot_body_words.py --eval-dir ../shared/eval [--joint] [--ranking-only]
+
+It prints only (``docs/quality.md``, "Tried").
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import itertools
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from zeroshot import DEFAULT_EVAL_DIR, build, corpora, label, objective, oiax_triggers
+from zeroshot_ceiling import met
+from zeroshot_confidence import fit
+from zeroshot_confidence_floor import (
+    FLOORS,
+    JOINT_ALPHAS,
+    JOINT_QUANTILES,
+    Rows,
+    Shares,
+    golden_passes,
+    rows,
+)
+from zeroshot_loco import Measured, golden_prompts
+
+WEIGHTS = [0.0, 0.5, 1.0, 2.0]
+
+
+class BodyWords:
+    """TF-IDF over each document's body passages, scoring any text against every body."""
+
+    def __init__(self, measured: Measured, documents: Path) -> None:
+        from gov.core.corpus.passages import passages
+        from gov.core.corpus.reader import load_corpus
+        from gov.core.encode.tfidf import LexicalScorer
+        from gov.core.encode.tfidf import fit as fit_tfidf
+
+        read = load_corpus([str(documents)], warn=lambda _: None).documents
+        texts = {doc.name: " ".join(passages(doc.text)) for doc in read}
+        self.scorer = LexicalScorer(fit_tfidf([texts[n] for n in measured.stored.names]))
+        self.known: dict[str, NDArray[np.float64]] = {}
+
+    def scores(self, text: str) -> NDArray[np.float64]:
+        if text not in self.known:
+            self.known[text] = self.scorer.scores(text)
+        return self.known[text]
+
+    def many(self, texts: list[str]) -> NDArray[np.float64]:
+        return np.stack([self.scores(t) for t in texts])
+
+
+class WithBodies:
+    """A scorer whose lexical scores carry ``weight`` x the body-word score: per document
+    (``lexical_many``), and per surface as its document's (``lexical_surfaces``, so a
+    document's best surface carries it too)."""
+
+    def __init__(self, scorer: Any, body: BodyWords, weight: float, owners: NDArray[Any]):
+        self._scorer, self._body, self._weight, self._owners = scorer, body, weight, owners
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scorer, name)
+
+    def lexical_many(self, texts: list[str]) -> NDArray[np.float64]:
+        return np.asarray(self._scorer.lexical_many(texts) + self._weight * self._body.many(texts))
+
+    def lexical_surfaces(self, text: str) -> NDArray[np.float64]:
+        return np.asarray(self._scorer.lexical_surfaces(text)
+                          + self._weight * self._body.scores(text)[self._owners])
+
+
+def with_bodies(measured: Measured, body: BodyWords, weight: float) -> Measured:
+    """``measured`` with body words in every lexical score."""
+    out = copy.copy(measured)
+    owners = np.asarray(measured.stored.surface_doc, dtype=np.int64)
+    out.scorer = WithBodies(measured.scorer, body, weight, owners)  # type: ignore[assignment]
+    out.lexical = measured.lexical + weight * body.many(measured.corpus.prompts)
+    return out
+
+
+def ranking_only(measured: Measured, body: BodyWords, weight: float, point: Any,
+                 shares: list[Shares]) -> dict[Shares, Rows]:
+    """The shipped gate, with the ranking (and so the confidence features) on body words."""
+    from gov.core.routing.select import background_features, rank_many
+
+    semantic, background, gate = measured.gated(point)
+    lexical = measured.lexical + weight * body.many(measured.corpus.prompts)
+    ranked = rank_many(lexical, semantic, point, measured.head)
+    index = np.arange(gate.size)
+    first = np.maximum(ranked.top1, 0)
+    head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
+    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
+    right = measured.gold[index, first] & (ranked.top1 >= 0)
+    out = {}
+    for alpha, quantile in shares:
+        threshold = background.threshold(point.with_params(
+            background_alpha=alpha, orphan_quantile=quantile))[0]
+        out[(alpha, quantile)] = Rows(features, (gate >= threshold) & (ranked.top1 >= 0), right,
+                                      measured.positive, measured.negative, ranked.top1 >= 0)
+    return out
+
+
+Table = dict[float, dict[Shares, Rows]]
+
+
+def choose(tables: dict[str, Table], train: list[str], fits: dict[float, list[float]],
+           golden: Table | None) -> tuple[float, Shares, float]:
+    """The weight, shares and floor with the best mean objective over ``train`` (ties: the
+    lower weight, the first shares, the lower floor) among those that keep the golden file."""
+    best: tuple[float, Shares, float] = (0.0, next(iter(tables[train[0]][0.0])), 0.0)
+    score = -np.inf
+    for weight, shares in itertools.product(fits, tables[train[0]][0.0]):
+        for floor in FLOORS:
+            if golden is not None and not golden_passes(golden[weight][shares], fits[weight],
+                                                        floor):
+                continue
+            mean = float(np.mean([objective(tables[n][weight][shares].at(fits[weight], floor), n)
+                                  for n in train]))
+            if mean > score + 1e-12:
+                best, score = (weight, shares, floor), mean
+    return best
+
+
+def main() -> int:
+    from gov.core.routing.point import default_operating_point
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
+    parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
+    parser.add_argument("--joint", action="store_true",
+                        help="choose the bank share and orphan quantile too")
+    parser.add_argument("--ranking-only", action="store_true",
+                        help="body words in the ranking only, the shipped gate")
+    options = parser.parse_args()
+    point = default_operating_point()
+    shipped = (point.background_alpha, point.orphan_quantile)
+    shares = ([shipped] + [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES)
+                           if s != shipped] if options.joint else [shipped])
+    work = options.work or Path(tempfile.mkdtemp(prefix="gov-body-words-"))
+    work.mkdir(parents=True, exist_ok=True)
+
+    def table(measured: Measured, documents: Path) -> Table:
+        body = BodyWords(measured, documents)
+        if options.ranking_only:
+            return {w: ranking_only(measured, body, w, point, shares) for w in WEIGHTS}
+        return {w: rows(with_bodies(measured, body, w), point, shares) for w in WEIGHTS}
+
+    tables: dict[str, Table] = {}
+    oiax: dict[str, float] = {}
+    golden = None
+    for corpus in corpora(options.eval_dir):
+        index = work / f"{corpus.name}.index"
+        if not index.is_file():
+            build(corpus, work)
+        tables[corpus.name] = table(Measured(corpus, index), corpus.documents)
+        routed = oiax_triggers(index, corpus.prompts)
+        oiax[corpus.name] = round(float(np.mean([bool(r) and r[0] in e for r, e in zip(
+            routed, corpus.expected, strict=True) if e])), 4)
+        if corpus.name == "examples":
+            golden = table(Measured(golden_prompts(), index), corpus.documents)
+    print("| held out | w, shares, floor chosen on the others | top-1 / FA | target |\n"
+          "|---|---|---|---|")
+    held_out, targets = [], 0
+    for held in tables:
+        train = [n for n in tables if n != held]
+        fits = {w: fit([tables[n][w][shipped].part() for n in train]) for w in WEIGHTS}
+        weight, chosen, floor = choose(tables, train, fits,
+                                       None if held == "examples" else golden)
+        figures = tables[held][weight][chosen].at(fits[weight], floor)
+        held_out.append(objective(figures, held))
+        targets += met(held, figures, oiax[held])
+        print(f"| {label(held)} | w {weight:g}, α {chosen[0]:g}, q {chosen[1]:g}, floor {floor:g} "
+              f"| {figures['top1']:.3f} / {figures['fa']:.3f} | "
+              f"{'met' if met(held, figures, oiax[held]) else 'missed'} |")
+    print(f"\nheld out: mean objective {np.mean(held_out):.3f}, targets met {targets}")
+    fits = {w: fit([t[w][shipped].part() for t in tables.values()]) for w in WEIGHTS}
+    weight, chosen, floor = choose(tables, list(tables), fits, golden)
+    figures = {n: t[weight][chosen].at(fits[weight], floor) for n, t in tables.items()}
+    print(f"chosen on every corpus: w {weight:g}, α {chosen[0]:g}, q {chosen[1]:g}, floor "
+          f"{floor:g}: mean objective {np.mean([objective(f, n) for n, f in figures.items()]):.3f}"
+          f", targets met {sum(met(n, f, oiax[n]) for n, f in figures.items())}")
+    for name, f in figures.items():
+        print(f"- {label(name)}: {f['top1']:.3f} / {f['fa']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
