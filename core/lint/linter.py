@@ -238,9 +238,17 @@ class _Run:
         # through is (tests/lint's planted hub takes 8 of the 16 that get through).
         gated = (self.router.operating_point.gate == "background"
                  and self.router.background is not None)
+        documents = len(self.documents)
+        if gated and documents < 2:
+            self.skip("hub", "one document: every prompt that clears the background gate is "
+                      "its own, so there is no share to compare")
+            return
         through = len({i for count in counts.values() for i in count.prompts})
         share, of = ("hub_through_share", through) if gated else ("hub_share", len(prompts))
-        least = max(least, int(np.ceil(self.config.threshold(share) * of)))
+        fraction = self.config.threshold(share)
+        if gated:  # and at least twice a document's fair share (two documents: all of it)
+            fraction = max(fraction, min(1.0, 2.0 / documents))
+        least = max(least, int(np.ceil(fraction * of)))
         for position, count in sorted(counts.items()):
             if count.routed < least:
                 continue

@@ -126,6 +126,18 @@ def test_lint_ignore_lines_switch_a_rule_off_for_one_document(planted_copy: Path
         ("lint-ignore-unknown", "team-events.md", 4, "note")}
 
 
+def test_a_document_alone_is_no_hub_and_lint_says_why(tmp_path: Path, lint_cache: Path) -> None:
+    # The planted hub, alone: whatever clears the gate is its own, so it takes all of it,
+    # which says nothing about its surfaces; beside ten others it is a hub (above).
+    (tmp_path / "general-assistant.md").write_text(
+        (PLANTED / "general-assistant.md").read_text())
+    report = lint_paths([tmp_path])
+    assert report.documents == 1
+    assert not any(f.rule == "hub" for f in report.findings)
+    assert [s.rule for s in report.skipped] == ["hub"]
+    assert "one document" in report.skipped[0].reason
+
+
 def test_a_corpus_config_switches_rules_off_and_sets_severities(planted_copy: Path,
                                                                 planted_index: Path) -> None:
     (planted_copy / "gov-lint.json").write_text(json.dumps({
