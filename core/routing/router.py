@@ -36,6 +36,7 @@ from gov.core.scoring.scorer import DEGRADED_LEXICAL, Scorer
 
 # Documents an explanation lists, nearest first.
 EXPLAIN_NEAREST = 3
+EMPTY = "abstained: the prompt is empty"
 
 
 class Router:
@@ -155,6 +156,13 @@ class Router:
         not decode) is an :class:`~gov.core.errors.IndexLoadError`, never a wrong answer.
         """
         started = time.perf_counter()
+        blank = [not prompt.strip() for prompt in prompts]
+        if any(blank):
+            # Nothing to govern: an empty prompt abstains, saying so, and costs no embedding.
+            said = iter(self.route_many([p for p, b in zip(prompts, blank, strict=True) if not b],
+                                        record=False, explain=explain) if not all(blank) else [])
+            answers = [self._empty(explain) if b else next(said) for b in blank]
+            return self._finish(answers, started, record)
         scorer = self.scorer
         vectors, failure = scorer.try_embed(prompts) if scorer.degraded is None else (None, None)
         if failure is not None and len(prompts) > 1:
@@ -167,6 +175,11 @@ class Router:
                                         explain)
         except (IndexError, KeyError, TypeError, ValueError, OverflowError) as exc:
             raise self.stored.malformed(f"{type(exc).__name__}: {exc}") from None
+        return self._finish(answers, started, record)
+
+    def _finish(self, answers: list[RouteAnswer], started: float,
+                record: bool) -> list[RouteAnswer]:
+        """Time the batch (shared out per answer) and record its events."""
         self.route_ms = (time.perf_counter() - started) * 1000.0
         share = self.route_ms / max(len(answers), 1)
         for answer in answers:
@@ -174,6 +187,16 @@ class Router:
         if record:
             self._record_library(answers, started)
         return answers
+
+    def _empty(self, explain: bool) -> RouteAnswer:
+        """The answer to a prompt that is empty or only white space."""
+        point = self.operating_point
+        return RouteAnswer(
+            [], notices=list(self.notices), corpus_size=len(self.stored.names),
+            fingerprint=self.stored.fingerprint, operating_point_id=point.id, reason=EMPTY,
+            explain={"reason": EMPTY, "gate": None, "nearest": [],
+                     "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
+                     "operating_point": point.source or "given"} if explain else None)
 
     def _answers(self, prompts: Sequence[str], vectors: NDArray[np.float32] | None,
                  failed: str | None, explain: bool) -> list[RouteAnswer]:

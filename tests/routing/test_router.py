@@ -69,6 +69,31 @@ def test_a_batch_routes_as_one_prompt_at_a_time(fake_index: Path) -> None:
         assert [r.score for r in many.routes] == pytest.approx([r.score for r in one.routes])
 
 
+def test_an_empty_prompt_abstains_saying_so_without_being_embedded(
+        fake_index: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = load_index(fake_index)
+    embedded: list[list[str]] = []
+    real = index.scorer.try_embed
+
+    def counting(prompts):  # type: ignore[no-untyped-def]
+        embedded.append(list(prompts))
+        return real(prompts)
+
+    monkeypatch.setattr(index.scorer, "try_embed", counting)
+    trigger = index.document("deployment").trigger
+    answers = index.route_many(["", trigger, "  \n\t"], record=False, explain=True)
+    assert embedded == [[trigger]]
+    assert answers[1].names[:1] == ["deployment"]
+    for empty in (answers[0], answers[2]):
+        assert empty.routes == [] and empty.confidence is None
+        assert empty.reason == "abstained: the prompt is empty"
+        assert empty.explain is not None and empty.explain["nearest"] == []
+        assert empty.route_ms is not None
+    alone = index.route("", record=False)
+    assert alone.reason == "abstained: the prompt is empty" and alone.explain is None
+    assert embedded == [[trigger]]
+
+
 def test_whole_document_is_served(fake_index: Path) -> None:
     index = load_index(fake_index)
     text = index.text("deployment")
