@@ -130,6 +130,24 @@ def corpora(eval_dir: Path, extra: Sequence[Path] = ()) -> list[Labelled]:
     return out
 
 
+def corpus_options(doc: str | None) -> argparse.ArgumentParser:
+    """A parser with the options every zero-shot benchmark takes: where the development sets
+    are, more corpora, and where to keep the indexes it builds."""
+    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0])
+    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
+    parser.add_argument("--extra-corpus", type=Path, action="append", default=[],
+                        help="a folder with documents/ and labelled.jsonl (repeatable)")
+    parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
+    return parser
+
+
+def work_folder(given: Path | None, prefix: str) -> Path:
+    """Where a benchmark keeps the indexes it builds: ``--work``, else a new temporary folder."""
+    work = given or Path(tempfile.mkdtemp(prefix=prefix))
+    work.mkdir(parents=True, exist_ok=True)
+    return work
+
+
 def label(name: str) -> str:
     return f"{name} dev" if name in DEV_SETS else name
 

@@ -22,26 +22,31 @@ It prints only (``docs/quality.md``, "Tried").
 
 from __future__ import annotations
 
-import argparse
 import copy
 import itertools
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from zeroshot import DEFAULT_EVAL_DIR, build, corpora, label, objective, oiax_triggers
+from zeroshot import (
+    build,
+    corpora,
+    corpus_options,
+    label,
+    objective,
+    oiax_triggers,
+    work_folder,
+)
 from zeroshot_ceiling import met
 from zeroshot_confidence import fit
 from zeroshot_confidence_floor import (
     FLOORS,
-    JOINT_ALPHAS,
-    JOINT_QUANTILES,
     Rows,
     Shares,
     golden_passes,
     rows,
+    share_grid,
 )
 from zeroshot_loco import Measured, golden_prompts
 
@@ -102,23 +107,8 @@ def with_bodies(measured: Measured, body: BodyWords, weight: float) -> Measured:
 def ranking_only(measured: Measured, body: BodyWords, weight: float, point: Any,
                  shares: list[Shares]) -> dict[Shares, Rows]:
     """The shipped gate, with the ranking (and so the confidence features) on body words."""
-    from gov.core.routing.select import background_features, rank_many
-
-    semantic, background, gate = measured.gated(point)
-    lexical = measured.lexical + weight * body.many(measured.corpus.prompts)
-    ranked = rank_many(lexical, semantic, point, measured.head)
-    index = np.arange(gate.size)
-    first = np.maximum(ranked.top1, 0)
-    head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
-    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
-    right = measured.gold[index, first] & (ranked.top1 >= 0)
-    out = {}
-    for alpha, quantile in shares:
-        threshold = background.threshold(point.with_params(
-            background_alpha=alpha, orphan_quantile=quantile))[0]
-        out[(alpha, quantile)] = Rows(features, (gate >= threshold) & (ranked.top1 >= 0), right,
-                                      measured.positive, measured.negative, ranked.top1 >= 0)
-    return out
+    return rows(measured, point, shares,
+                lexical=measured.lexical + weight * body.many(measured.corpus.prompts))
 
 
 Table = dict[float, dict[Shares, Rows]]
@@ -145,20 +135,15 @@ def choose(tables: dict[str, Table], train: list[str], fits: dict[float, list[fl
 def main() -> int:
     from gov.core.routing.point import default_operating_point
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
-    parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
+    parser = corpus_options(__doc__)
     parser.add_argument("--joint", action="store_true",
                         help="choose the bank share and orphan quantile too")
     parser.add_argument("--ranking-only", action="store_true",
                         help="body words in the ranking only, the shipped gate")
     options = parser.parse_args()
     point = default_operating_point()
-    shipped = (point.background_alpha, point.orphan_quantile)
-    shares = ([shipped] + [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES)
-                           if s != shipped] if options.joint else [shipped])
-    work = options.work or Path(tempfile.mkdtemp(prefix="gov-body-words-"))
-    work.mkdir(parents=True, exist_ok=True)
+    shipped, shares = share_grid(point, options.joint)
+    work = work_folder(options.work, "gov-body-words-")
 
     def table(measured: Measured, documents: Path) -> Table:
         body = BodyWords(measured, documents)
@@ -169,7 +154,7 @@ def main() -> int:
     tables: dict[str, Table] = {}
     oiax: dict[str, float] = {}
     golden = None
-    for corpus in corpora(options.eval_dir):
+    for corpus in corpora(options.eval_dir, options.extra_corpus):
         index = work / f"{corpus.name}.index"
         if not index.is_file():
             build(corpus, work)

@@ -31,10 +31,8 @@ Figures go to ``benchmarks/results/zeroshot_ceiling.json``.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -42,14 +40,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from zeroshot import (
-    DEFAULT_EVAL_DIR,
     REPO,
     TARGETS,
     build,
     corpora,
+    corpus_options,
     fa_target,
     label,
     oiax_triggers,
+    work_folder,
 )
 from zeroshot_confidence import fit
 from zeroshot_confidence_floor import golden_passes, rows
@@ -172,16 +171,12 @@ def grid(measured: dict[str, Measured], golden: Measured, shipped: Any,
 def main() -> int:
     from gov.core.routing.point import default_operating_point
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
-    parser.add_argument("--extra-corpus", type=Path, action="append", default=[])
-    parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
+    parser = corpus_options(__doc__)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--no-grid", action="store_true", help="only the per-corpus ceilings")
     options = parser.parse_args()
     point = default_operating_point()
-    work = options.work or Path(tempfile.mkdtemp(prefix="gov-ceiling-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = work_folder(options.work, "gov-ceiling-")
     measured: dict[str, Measured] = {}
     oiax: dict[str, float] = {}
     results: dict[str, Any] = {}

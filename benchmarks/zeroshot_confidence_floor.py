@@ -27,10 +27,8 @@ Figures go to ``benchmarks/results/zeroshot_confidence_floor.json`` (unless ``--
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +36,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from zeroshot import DEFAULT_EVAL_DIR, REPO, build, corpora, label, objective
+from zeroshot import REPO, build, corpora, corpus_options, label, objective, work_folder
 from zeroshot_confidence import fit
 from zeroshot_loco import Measured, golden_prompts
 
@@ -86,13 +84,16 @@ class Rows:
                 "right": float(self.right[routes].mean()) if routes.any() else 0.0}
 
 
-def rows(measured: Measured, point: Any, shares: list[Shares]) -> dict[Shares, Rows]:
+def rows(measured: Measured, point: Any, shares: list[Shares],
+         lexical: NDArray[np.float64] | None = None) -> dict[Shares, Rows]:
     """One corpus's rows under each bank share and orphan quantile (the features and
-    rightness do not depend on them, only which prompts the gate lets through)."""
+    rightness do not depend on them, only which prompts the gate lets through); ``lexical``
+    replaces the prompts' lexical scores in the ranking alone (the gate keeps its own)."""
     from gov.core.routing.select import background_features, rank_many
 
     semantic, background, gate = measured.gated(point)
-    ranked = rank_many(measured.lexical, semantic, point, measured.head)
+    ranked = rank_many(measured.lexical if lexical is None else lexical, semantic, point,
+                       measured.head)
     index = np.arange(gate.size)
     first = np.maximum(ranked.top1, 0)
     head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
@@ -106,6 +107,14 @@ def rows(measured: Measured, point: Any, shares: list[Shares]) -> dict[Shares, R
                                       right, measured.positive, measured.negative,
                                       ranked.top1 >= 0)
     return out
+
+
+def share_grid(point: Any, joint: bool) -> tuple[Shares, list[Shares]]:
+    """The point's own bank share and orphan quantile, and the ones to choose from: those
+    alone, or (``joint``) every pair of ``JOINT_ALPHAS`` x ``JOINT_QUANTILES``, its own first."""
+    shipped = (point.background_alpha, point.orphan_quantile)
+    others = [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES) if s != shipped]
+    return shipped, [shipped, *others] if joint else [shipped]
 
 
 def golden_passes(golden: Rows, weights: list[float], floor: float,
@@ -142,10 +151,7 @@ def fmt(m: dict[str, float]) -> str:
 def main() -> int:
     from gov.core.routing.point import default_operating_point
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL_DIR)
-    parser.add_argument("--extra-corpus", type=Path, action="append", default=[])
-    parser.add_argument("--work", type=Path, default=None, help="keep the indexes here")
+    parser = corpus_options(__doc__)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--joint", action="store_true",
                         help="choose the bank share and orphan quantile with the floor")
@@ -153,12 +159,9 @@ def main() -> int:
                         help="choose with the floor a confidence that routes under the threshold")
     options = parser.parse_args()
     point = default_operating_point()
-    shipped = (point.background_alpha, point.orphan_quantile)
-    shares = ([shipped] + [s for s in itertools.product(JOINT_ALPHAS, JOINT_QUANTILES)
-                           if s != shipped] if options.joint else [shipped])
+    shipped, shares = share_grid(point, options.joint)
     sures: list[float | None] = SURE if options.sure else [None]
-    work = options.work or Path(tempfile.mkdtemp(prefix="gov-floor-"))
-    work.mkdir(parents=True, exist_ok=True)
+    work = work_folder(options.work, "gov-floor-")
     table: dict[str, dict[Shares, Rows]] = {}
     golden = None
     for corpus in corpora(options.eval_dir, options.extra_corpus):
