@@ -10,10 +10,10 @@ finding: a gate routes the best of weak candidates nowhere.) Under the backgroun
 whose threshold this same bank sets, at most its share of the bank (``background_alpha``; fewer
 where a floor of the corpus's own is higher) gets through by construction, with the prompts
 screened as governed by a document's own lines; a document that takes a large part of them
-(``hub_through_share``, and at least twice a document's fair share of them, so on a corpus of
-two to four documents more; one document is never a hub, as whatever gets through is its)
-is a hub. The bank's vectors are kept in the embedding cache, so only the first lint on a
-machine pays for embedding them.
+(``hub_through_share``, and never less than twice a document's fair share, 2/n, which is
+more on a corpus of two to four documents; a document alone is never a hub, as whatever
+gets through is its own) is a hub. The bank's vectors are kept in the embedding cache, so
+only the first lint on a machine pays for embedding them.
 """
 
 from __future__ import annotations
