@@ -229,9 +229,6 @@ class _Run:
     def hubs(self) -> None:
         if not self.config.enabled("hub"):
             return
-        prompts = bank_prompts()
-        counts = hub_counts(self.router, prompts)
-        least = self.config.whole("hub_min_prompts")
         # The background gate's threshold is set by this same bank: it lets through its own
         # small share of it (3 % at 20 documents, more on a larger corpus), so a share of the
         # bank means nothing there; a document that takes hub_through_share of what gets
@@ -243,11 +240,14 @@ class _Run:
             self.skip("hub", "one document: every prompt that clears the background gate is "
                       "its own, so there is no share to compare")
             return
+        prompts = bank_prompts()
+        counts = hub_counts(self.router, prompts)
+        least = self.config.whole("hub_min_prompts")
         through = len({i for count in counts.values() for i in count.prompts})
         share, of = ("hub_through_share", through) if gated else ("hub_share", len(prompts))
         fraction = self.config.threshold(share)
         if gated:  # and at least twice a document's fair share (two documents: all of it)
-            fraction = max(fraction, min(1.0, 2.0 / documents))
+            fraction = max(fraction, 2.0 / documents)
         least = max(least, int(np.ceil(fraction * of)))
         for position, count in sorted(counts.items()):
             if count.routed < least:
