@@ -7,7 +7,11 @@ a TF-IDF of their own, and a prompt's cosine to a document's body, times ``w``, 
 its lexical score for that document, everywhere the lexical score is used: the gate, the
 bank, the example-line and orphan floors (all measured again, as ``fit_background`` would),
 the ranking and so the confidence features. ``--ranking-only`` adds it to the ranking alone
-and keeps the shipped gate.
+and keeps the shipped gate. ``--features KIND`` keeps gate and ranking as shipped (w 0) and
+gives the confidence model more features instead: ``scores``, the first document's body-word
+score and whether the best body is the first document's; ``rarity``, how rare that score is
+among the bank's best body-word scores (as the bank rarity reads the gate score);
+``rarity-agree``, both of the last.
 
 For each corpus X the confidence model is fitted on the other corpora's routes at each
 ``w``, and ``w`` (``WEIGHTS``, 0 = the shipped default), the floor and, with ``--joint``, the
@@ -15,7 +19,8 @@ bank share and orphan quantile are chosen on the other corpora by ``zeroshot.obj
 among the choices under which ``examples/``' golden file passes (not required in the fold
 holding it out); X is measured at that choice::
 
-    nice -n 10 python benchmarks/zeroshot_body_words.py --eval-dir ../shared/eval [--joint] [--ranking-only]
+    nice -n 10 python benchmarks/zeroshot_body_words.py --eval-dir ../shared/eval [--joint]
+        [--ranking-only | --features scores|rarity|rarity-agree]
 
 It prints only (``docs/quality.md``, "Tried").
 """
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,11 +38,11 @@ from zeroshot import (
     corpora,
     corpus_options,
     label,
+    met,
     objective,
-    oiax_triggers,
+    oiax_top1,
     work_folder,
 )
-from zeroshot_ceiling import met
 from zeroshot_confidence import fit
 from zeroshot_confidence_floor import (
     FLOORS,
@@ -56,13 +60,13 @@ WEIGHTS = [0.0, 0.5, 1.0, 2.0]
 class BodyWords:
     """TF-IDF over each document's body passages, scoring any text against every body."""
 
-    def __init__(self, measured: Measured, documents: Path) -> None:
+    def __init__(self, measured: Measured) -> None:
         from gov.core.corpus.passages import passages
         from gov.core.corpus.reader import load_corpus
         from gov.core.encode.tfidf import LexicalScorer
         from gov.core.encode.tfidf import fit as fit_tfidf
 
-        read = load_corpus([str(documents)], warn=lambda _: None).documents
+        read = load_corpus([str(measured.corpus.documents)], warn=lambda _: None).documents
         texts = {doc.name: " ".join(passages(doc.text)) for doc in read}
         self.scorer = LexicalScorer(fit_tfidf([texts[n] for n in measured.stored.names]))
         self.known: dict[str, NDArray[np.float64]] = {}
@@ -111,6 +115,25 @@ def ranking_only(measured: Measured, body: BodyWords, weight: float, point: Any,
                 lexical=measured.lexical + weight * body.many(measured.corpus.prompts))
 
 
+def feature_maker(measured: Measured, body: BodyWords, kind: str) -> Any:
+    """``rows``' ``extra``: the body-word confidence features of ``kind`` for the scored
+    prompts of ``measured``."""
+    scores = body.many(measured.corpus.prompts)
+    bank = np.sort(body.many(measured.bank_texts).max(axis=1))
+
+    def extra(s: Any) -> NDArray[np.float64]:
+        first = np.maximum(s.ranked.top1, 0)
+        own = scores[np.arange(first.size), first]
+        agree = ((scores.argmax(axis=1) == first) & (scores.max(axis=1) > 0)).astype(float)
+        exceed = bank.size - np.searchsorted(bank, own, side="left")
+        rarity = -np.log10((1.0 + exceed) / (bank.size + 1.0))
+        columns = {"scores": [own, agree], "rarity": [rarity],
+                   "rarity-agree": [rarity, agree]}[kind]
+        return np.column_stack(columns)
+
+    return extra
+
+
 Table = dict[float, dict[Shares, Rows]]
 
 
@@ -140,13 +163,19 @@ def main() -> int:
                         help="choose the bank share and orphan quantile too")
     parser.add_argument("--ranking-only", action="store_true",
                         help="body words in the ranking only, the shipped gate")
+    parser.add_argument("--features", choices=["scores", "rarity", "rarity-agree"],
+                        help="body words as confidence features only (w 0)")
     options = parser.parse_args()
+    weights = [0.0] if options.features else WEIGHTS
     point = default_operating_point()
     shipped, shares = share_grid(point, options.joint)
     work = work_folder(options.work, "gov-body-words-")
 
-    def table(measured: Measured, documents: Path) -> Table:
-        body = BodyWords(measured, documents)
+    def table(measured: Measured) -> Table:
+        body = BodyWords(measured)
+        if options.features:
+            return {0.0: rows(measured, point, shares,
+                              extra=feature_maker(measured, body, options.features))}
         if options.ranking_only:
             return {w: ranking_only(measured, body, w, point, shares) for w in WEIGHTS}
         return {w: rows(with_bodies(measured, body, w), point, shares) for w in WEIGHTS}
@@ -158,18 +187,16 @@ def main() -> int:
         index = work / f"{corpus.name}.index"
         if not index.is_file():
             build(corpus, work)
-        tables[corpus.name] = table(Measured(corpus, index), corpus.documents)
-        routed = oiax_triggers(index, corpus.prompts)
-        oiax[corpus.name] = round(float(np.mean([bool(r) and r[0] in e for r, e in zip(
-            routed, corpus.expected, strict=True) if e])), 4)
+        tables[corpus.name] = table(Measured(corpus, index))
+        oiax[corpus.name] = oiax_top1(index, corpus)
         if corpus.name == "examples":
-            golden = table(Measured(golden_prompts(), index), corpus.documents)
+            golden = table(Measured(golden_prompts(), index))
     print("| held out | w, shares, floor chosen on the others | top-1 / FA | target |\n"
           "|---|---|---|---|")
     held_out, targets = [], 0
     for held in tables:
         train = [n for n in tables if n != held]
-        fits = {w: fit([tables[n][w][shipped].part() for n in train]) for w in WEIGHTS}
+        fits = {w: fit([tables[n][w][shipped].part() for n in train]) for w in weights}
         weight, chosen, floor = choose(tables, train, fits,
                                        None if held == "examples" else golden)
         figures = tables[held][weight][chosen].at(fits[weight], floor)
@@ -179,7 +206,7 @@ def main() -> int:
               f"| {figures['top1']:.3f} / {figures['fa']:.3f} | "
               f"{'met' if met(held, figures, oiax[held]) else 'missed'} |")
     print(f"\nheld out: mean objective {np.mean(held_out):.3f}, targets met {targets}")
-    fits = {w: fit([t[w][shipped].part() for t in tables.values()]) for w in WEIGHTS}
+    fits = {w: fit([t[w][shipped].part() for t in tables.values()]) for w in weights}
     weight, chosen, floor = choose(tables, list(tables), fits, golden)
     figures = {n: t[weight][chosen].at(fits[weight], floor) for n, t in tables.items()}
     print(f"chosen on every corpus: w {weight:g}, α {chosen[0]:g}, q {chosen[1]:g}, floor "

@@ -41,16 +41,18 @@ import numpy as np
 from numpy.typing import NDArray
 from zeroshot import (
     REPO,
-    TARGETS,
     build,
     corpora,
     corpus_options,
     fa_target,
     label,
-    oiax_triggers,
+    met,
+    oiax_top1,
+    top1_target,
     work_folder,
 )
-from zeroshot_confidence import fit
+from zeroshot_body_words import BodyWords
+from zeroshot_confidence import fit, score_prompts
 from zeroshot_confidence_floor import golden_passes, rows
 from zeroshot_loco import BUILD_GRID, Measured, golden_prompts
 
@@ -89,42 +91,24 @@ def fitted_cut(signals: NDArray[np.float64], right: NDArray[np.bool_],
     return best_cut(model.decision_function(scaled), right, positive, negative, most)
 
 
-def body_words(measured: Measured) -> NDArray[np.float64]:
-    """Each prompt's TF-IDF cosine to each document's body passages (documents in index
-    order; 0 for a document without a body)."""
-    from gov.core.corpus.passages import passages
-    from gov.core.corpus.reader import load_corpus
-    from gov.core.encode.tfidf import LexicalScorer
-    from gov.core.encode.tfidf import fit as fit_tfidf
-
-    read = load_corpus([str(measured.corpus.documents)], warn=lambda _: None).documents
-    texts = {doc.name: " ".join(passages(doc.text)) for doc in read}
-    scorer = LexicalScorer(fit_tfidf([texts[name] for name in measured.stored.names]))
-    return np.stack([scorer.scores(prompt) for prompt in measured.corpus.prompts])
-
-
 def ceilings(measured: Measured, point: Any) -> dict[str, float]:
     """One corpus's columns under ``point``."""
     from gov.core.routing.confidence import logistic_many
-    from gov.core.routing.select import background_features, rank_many
 
-    semantic, background, gate = measured.gated(point)
-    ranked = rank_many(measured.lexical, semantic, point, measured.head)
-    index = np.arange(gate.size)
-    first = np.maximum(ranked.top1, 0)
-    head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
-    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
+    s = score_prompts(measured, point)
+    gate, ranked, features, right = s.gate, s.ranked, s.features, s.right
     confidence = logistic_many(point.confidence_weights, features)
-    right = measured.gold[index, first] & (ranked.top1 >= 0)
     positive, negative = measured.positive, measured.negative
     most = fa_target(measured.corpus.name)
-    threshold = background.threshold(point)[0]
+    threshold = s.background.threshold(point)[0]
     shipped = (gate >= threshold) & (confidence >= point.min_confidence) & (ranked.top1 >= 0)
     both = max(best_cut(np.where(confidence >= floor, gate, -np.inf), right, positive,
                         negative, most) for floor in np.unique(np.round(confidence, 3)))
     signals = np.column_stack([features, gate - threshold, ranked.fused1,
-                               measured.lexical.max(axis=1), semantic.max(axis=1)])
-    body = body_words(measured)
+                               measured.lexical.max(axis=1), s.semantic.max(axis=1)])
+    body = BodyWords(measured).many(measured.corpus.prompts)
+    index = np.arange(gate.size)
+    first = np.maximum(ranked.top1, 0)
     words = np.column_stack([signals, body[index, first], body.max(axis=1),
                              (body.argmax(axis=1) == first) & (body.max(axis=1) > 0)])
     return {"nearest": float(right[positive].mean()),
@@ -133,11 +117,6 @@ def ceilings(measured: Measured, point: Any) -> dict[str, float]:
             "confidence cut": best_cut(confidence, right, positive, negative, most),
             "both": both, "fitted": fitted_cut(signals, right, positive, negative, most),
             "+ body words": fitted_cut(words, right, positive, negative, most)}
-
-
-def met(name: str, figures: dict[str, float], oiax: float) -> bool:
-    top1 = TARGETS[name][0] if name in TARGETS else oiax
-    return figures["top1"] >= top1 - 1e-9 and figures["fa"] <= fa_target(name) + 1e-9
 
 
 def grid(measured: dict[str, Measured], golden: Measured, shipped: Any,
@@ -189,10 +168,8 @@ def main() -> int:
         if not index.is_file():
             build(corpus, work)
         measured[corpus.name] = m = Measured(corpus, index)
-        routed = oiax_triggers(index, corpus.prompts)
-        oiax[corpus.name] = round(float(np.mean([bool(r) and r[0] in e for r, e in zip(
-            routed, corpus.expected, strict=True) if e])), 4)  # as zeroshot.py reports it
-        top1 = TARGETS[corpus.name][0] if corpus.name in TARGETS else oiax[corpus.name]
+        oiax[corpus.name] = oiax_top1(index, corpus)
+        top1 = top1_target(corpus.name, oiax[corpus.name])
         figures = ceilings(m, point)
         target = f"≥ {top1:.3f} at FA ≤ {fa_target(corpus.name):.2f}"
         results[corpus.name] = {"target": target, **{k: round(v, 4) for k, v in figures.items()}}

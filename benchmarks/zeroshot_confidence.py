@@ -26,6 +26,7 @@ import argparse
 import json
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +39,41 @@ DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_confidence.json"
 SURE = 0.8
 
 
-def routed_features(measured: Measured, point: Any
-                    ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """The features and rightness of each prompt the point routes."""
+@dataclass
+class Scored:
+    """One corpus's prompts under a point: what the gate and the ranking see of each."""
+
+    semantic: NDArray[np.float64]
+    background: Any
+    gate: NDArray[np.float64]  # the best gate score
+    ranked: Any  # select.rank_many's ranking
+    features: NDArray[np.float64]  # the confidence features
+    right: NDArray[np.bool_]  # a first document, and one the prompt expects
+
+
+def score_prompts(measured: Measured, point: Any,
+           lexical: NDArray[np.float64] | None = None) -> Scored:
+    """Score ``measured``'s prompts under ``point``; ``lexical`` replaces the prompts'
+    lexical scores in the ranking alone (the gate keeps its own)."""
     from gov.core.routing.select import background_features, rank_many
 
     semantic, background, gate = measured.gated(point)
-    ranked = rank_many(measured.lexical, semantic, point, measured.head)
-    routed = (gate >= background.threshold(point)[0]) & (ranked.top1 >= 0)
+    ranked = rank_many(measured.lexical if lexical is None else lexical, semantic, point,
+                       measured.head)
     rows = np.arange(gate.size)
-    head = (measured.head[rows, np.maximum(ranked.top1, 0)] if measured.head is not None
-            else np.zeros(gate.size))
+    first = np.maximum(ranked.top1, 0)
+    head = measured.head[rows, first] if measured.head is not None else np.zeros(gate.size)
     features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
-    right = measured.gold[rows, np.maximum(ranked.top1, 0)]
-    return features[routed], np.asarray(right[routed], dtype=bool)
+    right = measured.gold[rows, first] & (ranked.top1 >= 0)
+    return Scored(semantic, background, gate, ranked, features, right)
+
+
+def routed_features(measured: Measured, point: Any
+                    ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """The features and rightness of each prompt the point routes."""
+    s = score_prompts(measured, point)
+    routed = (s.gate >= s.background.threshold(point)[0]) & (s.ranked.top1 >= 0)
+    return s.features[routed], np.asarray(s.right[routed], dtype=bool)
 
 
 def fit(parts: list[tuple[NDArray[np.float64], NDArray[np.bool_]]]) -> list[float]:

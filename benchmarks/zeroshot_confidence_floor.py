@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from zeroshot import REPO, build, corpora, corpus_options, label, objective, work_folder
-from zeroshot_confidence import fit
+from zeroshot_confidence import Scored, fit, score_prompts
 from zeroshot_loco import Measured, golden_prompts
 
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot_confidence_floor.json"
@@ -85,27 +86,21 @@ class Rows:
 
 
 def rows(measured: Measured, point: Any, shares: list[Shares],
-         lexical: NDArray[np.float64] | None = None) -> dict[Shares, Rows]:
+         lexical: NDArray[np.float64] | None = None,
+         extra: Callable[[Scored], NDArray[np.float64]] | None = None) -> dict[Shares, Rows]:
     """One corpus's rows under each bank share and orphan quantile (the features and
     rightness do not depend on them, only which prompts the gate lets through); ``lexical``
-    replaces the prompts' lexical scores in the ranking alone (the gate keeps its own)."""
-    from gov.core.routing.select import background_features, rank_many
-
-    semantic, background, gate = measured.gated(point)
-    ranked = rank_many(measured.lexical if lexical is None else lexical, semantic, point,
-                       measured.head)
-    index = np.arange(gate.size)
-    first = np.maximum(ranked.top1, 0)
-    head = measured.head[index, first] if measured.head is not None else np.zeros(gate.size)
-    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
-    right = measured.gold[index, first] & (ranked.top1 >= 0)
+    replaces the prompts' lexical scores in the ranking alone (the gate keeps its own), and
+    ``extra`` gives more confidence features (columns) from the scored prompts."""
+    s = score_prompts(measured, point, lexical)
+    features = s.features if extra is None else np.column_stack([s.features, extra(s)])
+    ranked = s.ranked.top1 >= 0
     out = {}
     for alpha, quantile in shares:
-        threshold = background.threshold(point.with_params(
+        threshold = s.background.threshold(point.with_params(
             background_alpha=alpha, orphan_quantile=quantile))[0]
-        out[(alpha, quantile)] = Rows(features, (gate >= threshold) & (ranked.top1 >= 0),
-                                      right, measured.positive, measured.negative,
-                                      ranked.top1 >= 0)
+        out[(alpha, quantile)] = Rows(features, (s.gate >= threshold) & ranked, s.right,
+                                      measured.positive, measured.negative, ranked)
     return out
 
 
