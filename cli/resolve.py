@@ -2,8 +2,9 @@
 
 Precedence: ``-i FILE``; else ``--corpus DIR`` (built or refreshed into the index path as
 needed; when the default index holds another corpus, into a file beside it, so
-``--corpus`` never replaces the index the hook reads); else ``$GOV_INDEX``; else
-``.gov/index`` under the current folder.
+``--corpus`` never replaces the index the hook reads); else the one search of
+:func:`gov.core.index.locate.find_index` (``$GOV_INDEX``, a harness's project folder, the
+nearest ``.gov/index`` at or above the current folder).
 """
 
 from __future__ import annotations
@@ -18,6 +19,16 @@ if TYPE_CHECKING:
     from gov.core.routing.router import Router as Index
 
 def index_path(index: Path | None) -> Path:
+    """The index a command reads: ``-i``, else the one search (found or not: a missing one is
+    the path the "no index" error names)."""
+    from gov.core.index.locate import located
+
+    return located(index)
+
+
+def output_path(index: Path | None) -> Path:
+    """Where a command writes an index: ``-o``/``-i``, else ``$GOV_INDEX``, else
+    ``.gov/index`` in the current folder (a build never writes into a folder above)."""
     if index is not None:
         return index
     from gov.core.index.locate import default_index_path
@@ -43,7 +54,7 @@ def open_index(
 ) -> Index:
     """Open the index for a command, building it from ``corpus`` when asked and needed."""
     operating_point = load_point(point)
-    target = index_path(index)
+    target = output_path(index) if corpus else index_path(index)
     if corpus:
         from gov.core.routing.indexes import beside, built_from, ensure_index
 

@@ -54,13 +54,14 @@ def parse(args: list[str]) -> dict[str, Any] | None:
 
 def from_server(prompt: str, index: str | None, point: str | None) -> RouteAnswer | None:
     """The warm server's answer for one prompt, or None to route in-process."""
-    from gov.core.index.locate import default_index
+    from gov.core.index.locate import find_index
     from gov.core.routing.answer import RouteAnswer
     from gov.core.serving import protocol
 
-    target = os.path.abspath(index or default_index())
-    if not os.path.isfile(target):
+    found = find_index(index)
+    if not found.exists:
         return None
+    target = found.path
     served = protocol.request(
         {"op": "route", "index": target, "prompt": prompt,
          "operating_point": os.path.abspath(point) if point else None},
@@ -101,12 +102,13 @@ def run(options: dict[str, Any]) -> int:
         if served is not None:
             return write_one(prompt, served, options["format"], options["exit_status"], start)
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
-        from gov.core.index.locate import default_index, no_index
+        from gov.core.index.locate import find_index, no_index
         from gov.core.routing.indexes import load_index
         from gov.core.routing.point import load_operating_point
 
-        target = options["index"] or default_index()
-        if not os.path.exists(target):
+        found = find_index(options["index"])
+        target = options["index"] or found.path
+        if not found.exists:
             raise no_index(target)
         point = options["point"]
         loaded = load_index(target, operating_point=load_operating_point(point) if point else None,
