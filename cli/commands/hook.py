@@ -14,14 +14,19 @@ as "block the turn".
 
 import os
 import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO, TextIO
 
+    from gov.core.serving.wire import HookReply
+
 MAX_STDIN = 4 * 1024 * 1024
-MAGIC = b"GOVHOOK1"  # gov.core.serving.hook_service.MAGIC: the framing is documented there
-ENV_KEYS = ("GOV_INDEX", "GOV_TELEMETRY_PATH")
+# gov.core.serving.hook_turn.ENV_KEYS (a test holds them equal): what finds the index
+# (gov.core.index.locate.FORWARDED_ENVS) and where telemetry goes
+ENV_KEYS = ("GOV_INDEX", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR",
+            "GOV_TELEMETRY_PATH")
 
 HELP = """usage: gov hook {claude-code|codex|gemini|copilot|cursor} [-i INDEX] [--operating-point FILE] [--serve auto|never] [--no-session-memory]
 
@@ -98,40 +103,30 @@ def _runtime_dir() -> "str | None":
     return folder
 
 
-def _ask_server(argv: "list[str]", data: bytes, start: float) -> "tuple[bytes, bytes] | None":
-    """(stdout, stderr) of the turn as the warm server ran it; None when it did not."""
+def _ask_server(argv: "list[str]", data: bytes, start: float
+                ) -> "tuple[str, bytes, HookReply | None]":
+    """The first exchange with the warm server (:mod:`gov.core.serving.wire`, one deadline
+    for the whole exchange, a capped reply): its outcome, the request's bytes, and the
+    reply when it is this installation's."""
+    from gov.core.serving import identity, wire  # gov's version, a hash and the framing
+
+    environ = {key: os.environ.get(key) or "" for key in ENV_KEYS}
+    request = wire.HookRequest(argv, os.getcwd(), environ, start, data).encode()
     folder = _runtime_dir()
     if folder is None:
-        return None
-    from gov.core.serving import identity  # gov's version and a hash: no more
-    fields = [b"start=" + repr(start).encode(), b"cwd=" + os.fsencode(os.getcwd())]
-    for key in ENV_KEYS:
-        value = os.environ.get(key)
-        if value:
-            fields.append(b"env:" + key.encode() + b"=" + os.fsencode(value))
-    fields += [b"arg=" + os.fsencode(arg) for arg in argv]
-    request = MAGIC + b"\0" + str(len(fields)).encode() + b"\0" + b"".join(
-        field + b"\0" for field in fields) + data
-    import _socket
-
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        return wire.ABSENT, request, None
+    began = time.monotonic()
+    outcome, blob = wire.exchange(os.path.join(folder, identity.stem() + ".sock"), request,
+                                  began + wire.reply_seconds())
+    if outcome != wire.ANSWERED:
+        return outcome, request, None
     try:
-        sock.settimeout(float(os.environ.get("GOV_SERVE_TIMEOUT") or 1.5))
-        sock.connect(os.path.join(folder, identity.stem() + ".sock"))
-        sock.sendall(request)
-        sock.shutdown(_socket.SHUT_WR)
-        chunks = []
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        sock.close()
-    magic, status, signed, stderr, stdout = b"".join(chunks).split(b"\0", 4)
-    if magic != MAGIC or status != b"ok" or signed != identity.signature():
-        return None  # garbage, or another installation's or version's server
-    return stdout, stderr
+        reply = wire.HookReply.decode(blob)
+    except ValueError:
+        return wire.WRONG, request, None
+    if not reply.ok_for(identity.signature()):
+        return wire.WRONG, request, None  # garbage, or another installation's or version's server
+    return outcome, request, reply
 
 
 def _serve_never(argv: "list[str]") -> bool:
@@ -153,17 +148,21 @@ def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO |
         data = (stdin or sys.stdin.buffer).read(MAX_STDIN + 1)
         asked = not _serve_never(argv)
         if asked:
-            try:
-                served = _ask_server(argv, data, start)
-            except (OSError, ValueError):
-                served = None
+            began = time.monotonic()
+            outcome, request, served = _ask_server(argv, data, start)
+            if served is None:  # one hook restarts the server; the others wait or pass
+                from gov.core.serving import protocol
+
+                decision, served = protocol.recover(outcome, request, began)
+                if decision == protocol.NOTHING:
+                    return 0
             if served is not None:
                 out = stdout or sys.stdout.buffer
-                if served[0]:
-                    out.write(served[0])
+                if served.stdout:
+                    out.write(served.stdout)
                     out.flush()
-                if served[1]:
-                    err.write(served[1].decode("utf-8", "replace") + "\n")
+                if served.stderr:
+                    err.write(served.stderr + "\n")
                 return 0
         _in_process(argv, data, start, stdout or sys.stdout.buffer, err, asked)
     except BaseException as exc:  # a hook must never block the turn

@@ -9,7 +9,7 @@ import typer
 
 from gov.cli import conventions, options, reporters
 from gov.cli.options import PointOpt
-from gov.cli.resolve import index_path, load_point
+from gov.cli.resolve import index_path, load_point, output_path
 from gov.core.errors import UsageError
 
 HELP = """Build the index file that routing reads, from folders of documents.
@@ -62,7 +62,7 @@ def index_command(
     *,
     view: options.Output,
 ) -> int:
-    target = index_path(output)
+    target = index_path(output) if verify else output_path(output)  # verify searches; a build writes here
     out_format = view.format
     if verify:
         from gov.core.routing.indexes import load_index
@@ -81,7 +81,6 @@ def index_command(
     if families not in ("declared", "auto", "none"):
         raise UsageError(f"--families must be declared, auto or none, not {families!r}")
     from gov.core.corpus.reader import load_corpus
-    from gov.core.encode import bundle as model_bundle
     from gov.core.routing.indexes import build_index, divergence_of
 
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
@@ -94,7 +93,7 @@ def index_command(
     try:
         built = build_index(
             corpus,
-            model_id=model or model_bundle.DEFAULT_MODEL_ID,
+            model_id=model or None,
             lexical_only=lexical_only,
             operating_point=load_point(operating_point),
             previous=target if target.is_file() else None,

@@ -21,17 +21,20 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gov.core import telemetry
+from gov.core.index.locate import FORWARDED_ENVS, Found, find_index
 from gov.core.serving import harness
 from gov.core.serving.hook_context import MIN_PROMPT_CHARS, catalogue, render
 from gov.core.serving.reads import Catalogue, reads
 from gov.core.serving.sessions import Session, SessionFiles, SessionStore, session_key
+from gov.core.serving.wire import MAX_PROMPT_CHARS
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
     from gov.core.routing.router import Router
 
 MAX_STDIN = 4 * 1024 * 1024
-ENV_KEYS = ("GOV_INDEX", "GOV_TELEMETRY_PATH")  # what a hook process tells the server
+# what a hook process tells the server: what finds the index, and where telemetry goes
+ENV_KEYS = (*FORWARDED_ENVS, "GOV_TELEMETRY_PATH")
 
 
 class HookProblem(Exception):
@@ -146,12 +149,15 @@ class Turn:
             self.attempt.close()
 
 
+def _found(options: dict[str, Any], payload: dict[str, Any], cwd: str,
+           environ: Mapping[str, str]) -> Found:
+    """The index the turn reads: :func:`gov.core.index.locate.find_index`, the one search."""
+    return find_index(options["index"], cwd=cwd, environ=environ, payload=payload)
+
+
 def _index_for(options: dict[str, Any], payload: dict[str, Any], cwd: str,
                environ: Mapping[str, str]) -> str:
-    own = _payload_cwd(payload)
-    base = os.path.join(cwd, own) if own else cwd
-    path = options["index"] or environ.get("GOV_INDEX") or os.path.join(base, ".gov", "index")
-    return os.path.abspath(os.path.join(base, path))
+    return _found(options, payload, cwd, environ).path
 
 
 def _payload_cwd(payload: dict[str, Any]) -> str | None:
@@ -167,15 +173,24 @@ def _payload_cwd(payload: dict[str, Any]) -> str | None:
 
 def _checked_paths(options: dict[str, Any], payload: dict[str, Any], cwd: str,
                    environ: Mapping[str, str]) -> tuple[str, str | None]:
+    index, point, _shown = _checked(options, payload, cwd, environ)
+    return index, point
+
+
+def _checked(options: dict[str, Any], payload: dict[str, Any], cwd: str,
+             environ: Mapping[str, str]) -> tuple[str, str | None, bool]:
+    """The index, the operating point, and whether the paragraph must name the index
+    (``gov show`` run from the payload's folder would not find it by itself)."""
     from gov.core.index.locate import no_index
 
-    index = _index_for(options, payload, cwd, environ)
+    found = _found(options, payload, cwd, environ)
     point = os.path.abspath(os.path.join(cwd, options["point"])) if options["point"] else None
-    if not os.path.isfile(index):
-        raise HookProblem(str(no_index(index, corpus_option=False)), "index_load")
+    if not found.exists:
+        raise HookProblem(str(no_index(found.path, corpus_option=False)), "index_load")
     if point is not None and not os.path.isfile(point):
         raise HookProblem(f"operating point {point} not found", "index_load")
-    return index, point
+    walked = found.source.startswith(("the payload's cwd", "the working folder"))
+    return found.path, point, not walked
 
 
 def _json_line(obj: dict[str, Any]) -> bytes:
@@ -250,9 +265,9 @@ def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload
                 with backend.sessions.lock:
                     counted[1].turn += 1  # turns still count: reads are timed in turns
             return
-        index, point = _checked_paths(options, payload, cwd, environ)
-        # gov show finds the default index itself; any other is named in the paragraph
-        shown = index if options["index"] or environ.get("GOV_INDEX") else None
+        index, point, named = _checked(options, payload, cwd, environ)
+        # gov show finds the nearest index itself; any other is named in the paragraph
+        shown = index if named else None
         _prompt_turn(turn, host, options, payload, prompt, index, point, backend, shown)
         return
     index, point = _checked_paths(options, payload, cwd, environ)
@@ -287,7 +302,7 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
     if len(prompt.strip()) < MIN_PROMPT_CHARS:
         attempt.result([])
         return
-    answer = backend.route(index, point, prompt)
+    answer = backend.route(index, point, prompt[:MAX_PROMPT_CHARS])  # a prefix routes a paste
     attempt.attempts = backend.attempts
     attempt.answered(answer)
     if not answer.routes:
