@@ -46,9 +46,9 @@ COMMAND_MODULES = [
 
 def _version(value: bool) -> None:
     if value:
-        from gov.core.encode.bundle import DEFAULT_MODEL_ID
+        from gov.core.encode.bundle import default_id
 
-        sys.stdout.write(f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n")
+        sys.stdout.write(f"gov {__version__} (embedding model: {default_id()})\n")
         raise typer.Exit(0)
 
 

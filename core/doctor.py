@@ -98,8 +98,10 @@ def _resolved(package: str) -> list[str]:
     return [str(folder) for folder in spec.submodule_search_locations]
 
 
-def _installed_copy(item: bundle.BundleFile) -> Path | None:
+def _installed_copy(item: bundle.ModelFile) -> Path | None:
     """Where pip installed ``item``, whatever the import path resolves to (None if nowhere)."""
+    if item.package is None:  # gov's own file: beside the module that names it
+        return None
     try:
         dist = importlib.metadata.distribution(_requirement(item.package)[0])
     except importlib.metadata.PackageNotFoundError:
@@ -110,16 +112,16 @@ def _installed_copy(item: bundle.BundleFile) -> Path | None:
 
 def check_model_files() -> list[Check]:
     """The bundled model's files: present where their packages resolve, sha256 as pinned."""
-    located = {item.role: item for item in bundle.BUNDLE_FILES}
+    located = {item.role: item for item in bundle.spec().files}
     checks = []
     for result in bundle.check_bundle(verify_hash=True):
         if result.ok:
             checks.append(Check(f"{result.role} file", "ok", f"{result.path} (sha256 as pinned)"))
             continue
         item = located[result.role]
-        detail = f"the embedding model's {result.role} file ({item.package}): {result.problem}"
-        fix = _reinstall(item.package)
-        folders = _resolved(item.package)
+        detail = f"the embedding model's {result.role} file ({item.owner}): {result.problem}"
+        fix = _reinstall(item.owner)
+        folders = _resolved(item.package) if item.package else []
         installed = _installed_copy(item)
         if result.path is None and folders and installed is not None:
             detail = (f"the embedding model's {result.role} file is missing: package "
@@ -146,7 +148,7 @@ def check_runtime(model_ok: bool) -> Check:
     from gov.core.encode.embedding import get_encoder
 
     try:
-        vectors = get_encoder(bundle.DEFAULT_MODEL_ID).embed(["is the embedding model working"])
+        vectors = get_encoder().embed(["is the embedding model working"])
     except GovError as exc:
         return Check("embedding runtime", "fail", f"the model does not load: {exc}",
                      "reinstall gov: pip install --force-reinstall gov")
@@ -154,14 +156,15 @@ def check_runtime(model_ok: bool) -> Check:
         return Check("embedding runtime", "fail",
                      f"the model does not run: {type(exc).__name__}: {exc}",
                      _reinstall("onnxruntime"))
+    model = bundle.spec()
     shape = getattr(vectors, "shape", None)
-    if shape != (1, bundle.DIMENSION):
+    if shape != (1, model.dim):
         return Check("embedding runtime", "fail",
-                     f"the model returned vectors of shape {shape}, not (1, {bundle.DIMENSION})",
+                     f"the model returned vectors of shape {shape}, not (1, {model.dim})",
                      "reinstall gov: pip install --force-reinstall gov")
     return Check("embedding runtime", "ok",
-                 f"onnxruntime and tokenizers load {bundle.DEFAULT_MODEL_ID} "
-                 f"({bundle.DIMENSION} dimensions); fastembed imports")
+                 f"onnxruntime and tokenizers load {model.id} "
+                 f"({model.dim} dimensions); fastembed imports")
 
 
 def check_index(path: Path, explicit: bool) -> Check:
@@ -255,7 +258,7 @@ def diagnose(index: Path, index_explicit: bool,
             progress(f"checking {name}")
 
     checks = [Check("gov", "info", f"gov {__version__}, Python {platform.python_version()}, "
-                                   f"embedding model {bundle.DEFAULT_MODEL_ID}")]
+                                   f"embedding model {bundle.default_id()}")]
     step("the model files")
     files = check_model_files()
     checks.extend(files)

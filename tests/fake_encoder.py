@@ -35,8 +35,8 @@ def hashed(gram: str, dim: int) -> tuple[int, float]:
 class HashedWordsEncoder:
     """Hashed word n-grams into ``dim`` dimensions, l2-normalised; records what it embeds."""
 
-    model_id = bundle.DEFAULT_MODEL_ID
-    dim = bundle.DIMENSION
+    model_id = bundle.default_id()
+    dim = bundle.spec().dim
 
     def __init__(self) -> None:
         self.embedded: list[str] = []

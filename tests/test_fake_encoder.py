@@ -15,14 +15,14 @@ def test_same_text_same_unit_vector_and_shared_words_are_near() -> None:
     encoder = HashedWordsEncoder()
     texts = ["roll back the release", "Roll back the release!", "rotate the leaked key", "", "ok"]
     vectors = encoder.embed(texts)
-    assert vectors.shape == (5, bundle.DIMENSION) and vectors.dtype == np.float32
+    assert vectors.shape == (5, bundle.spec().dim) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
     np.testing.assert_array_equal(vectors[0], vectors[1])  # case and punctuation do not count
     np.testing.assert_array_equal(vectors, HashedWordsEncoder().embed(texts))  # any instance
     near = float(vectors[0] @ encoder.embed(["roll back the release from last night"])[0])
     far = float(vectors[0] @ vectors[2])
     assert near > 0.6 and abs(far) < near
-    assert encoder.embed([]).shape == (0, bundle.DIMENSION)
+    assert encoder.embed([]).shape == (0, bundle.spec().dim)
     assert encoder.embedded == [*texts, "roll back the release from last night"]
 
 
@@ -30,7 +30,7 @@ def test_installed_for_building_and_routing(fake_index: Path, fake_encoder: Hash
     from gov.core.encode.embedding import get_encoder
     from gov.core.routing.indexes import load_index
 
-    assert get_encoder(bundle.DEFAULT_MODEL_ID, purpose="build") is fake_encoder
+    assert get_encoder(bundle.default_id(), purpose="build") is fake_encoder
     router = load_index(fake_index)
     answer = router.route("rotate the stripe key that leaked", record=False)
     assert answer.degraded is None and fake_encoder.embedded == ["rotate the stripe key that leaked"]

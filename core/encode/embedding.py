@@ -42,29 +42,29 @@ class Encoder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
 
-def _bundle_paths(verify_hash: bool) -> tuple[Path, Path]:
-    checks = {check.role: check for check in bundle.check_bundle(verify_hash=verify_hash)}
-    for check in checks.values():
-        if not check.ok:
-            raise ModelError(f"embedding model {check.role}: {check.problem}")
-    model, tokenizer = checks["model"].path, checks["tokenizer"].path
-    assert model is not None and tokenizer is not None
-    return model, tokenizer
+def _bundle_paths(verify_hash: bool, spec: bundle.EncoderSpec | None = None) -> tuple[Path, Path]:
+    """The model and tokenizer files of ``spec`` (default: the default model), checked."""
+    paths = (spec or bundle.spec()).paths(verify_hash=verify_hash)
+    return paths["model"], paths["tokenizer"]
 
 
 class OnnxEncoder:
-    """The bundled model run through onnxruntime and tokenizers: routes and builds.
+    """A model gov runs itself (``runtime="onnx"``; by default the default model) through
+    onnxruntime and tokenizers: routes and builds.
 
     ``workers`` > 1 (a build) runs that many length groups at once, each on one thread of
     one session: on two cores this costs less CPU than two threads inside each small run.
     """
 
-    model_id = bundle.DEFAULT_MODEL_ID
-    dim = bundle.DIMENSION
-
     def __init__(self, verify_hash: bool = False, threads: int | None = None,
-                 workers: int = 1) -> None:
-        model_path, tokenizer_path = _bundle_paths(verify_hash)
+                 workers: int = 1, spec: bundle.EncoderSpec | None = None) -> None:
+        spec = spec or bundle.spec()
+        if spec.dim is None or spec.max_tokens is None:
+            raise ModelError(f"embedding model {spec.id!r} does not run on gov's own encoder")
+        self.model_id: str = spec.id
+        self.dim: int = spec.dim
+        self._batch = spec.batch_size
+        model_path, tokenizer_path = _bundle_paths(verify_hash, spec)
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -72,7 +72,7 @@ class OnnxEncoder:
             raise ModelError(f"cannot import the embedding runtime: {exc}") from None
         try:
             tokenizer = Tokenizer.from_file(str(tokenizer_path))
-            tokenizer.enable_truncation(max_length=bundle.MAX_TOKENS)
+            tokenizer.enable_truncation(max_length=spec.max_tokens)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
             options = ort.SessionOptions()
             options.log_severity_level = 3
@@ -103,7 +103,7 @@ class OnnxEncoder:
         (masked positions add exact zeros), so grouping changes the cost, not the result.
         """
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        step = _SORT_WINDOW * bundle.BATCH_SIZE
+        step = _SORT_WINDOW * self._batch
         for first in range(0, len(texts), step):
             chunk = list(texts[first : first + step])
             encoded = self._tokenizer.encode_batch(chunk)
@@ -113,7 +113,7 @@ class OnnxEncoder:
             order = np.argsort(lengths, kind="stable")
             jobs = []
             start = 0
-            for size in _length_groups(lengths[order].tolist(), bundle.BATCH_SIZE):
+            for size in _length_groups(lengths[order].tolist(), self._batch):
                 rows = order[start : start + size]
                 width = int(lengths[rows].max())
                 jobs.append((first + rows, ids[rows, :width], mask[rows, :width]))
@@ -178,7 +178,7 @@ def _length_groups(lengths: list[int], most: int) -> list[int]:
 
 
 def assemble_bundled_model(target: Path | None = None) -> Path:
-    """Lay out the bundled model as a fastembed model folder (verified copies + three JSONs)."""
+    """Lay out the default model as a fastembed model folder (verified copies + three JSONs)."""
     model_path, tokenizer_path = _bundle_paths(verify_hash=True)
     folder = target or bundle.cache_dir() / "models" / "all-MiniLM-L6-v2-int8"
     folder.mkdir(parents=True, exist_ok=True)
@@ -190,9 +190,9 @@ def assemble_bundled_model(target: Path | None = None) -> Path:
         shutil.copyfile(source, temporary)
         os.replace(temporary, destination)
     for name, content in (
-        ("config.json", bundle.CONFIG_JSON),
-        ("special_tokens_map.json", bundle.SPECIAL_TOKENS_MAP_JSON),
-        ("tokenizer_config.json", bundle.TOKENIZER_CONFIG_JSON),
+        ("config.json", bundle.FASTEMBED_CONFIG),
+        ("special_tokens_map.json", bundle.FASTEMBED_SPECIAL_TOKENS),
+        ("tokenizer_config.json", bundle.FASTEMBED_TOKENIZER_CONFIG),
     ):
         temporary = folder / f".{name}.{os.getpid()}.tmp"
         temporary.write_text(json.dumps(content, indent=2) + "\n")
@@ -204,11 +204,14 @@ _REGISTERED: set[str] = set()
 
 
 class FastembedEncoder:
-    """fastembed's TextEmbedding: any model a user picks by id (and the bundled model, to
+    """fastembed's TextEmbedding: any model a user picks by id (and the default model, to
     check the lean encoder against). ``download``: fetch the model if it is not cached."""
 
-    def __init__(self, model_id: str = bundle.DEFAULT_MODEL_ID, download: bool = False) -> None:
+    def __init__(self, model_id: str | None = None, download: bool = False) -> None:
+        spec = bundle.spec(model_id)
+        model_id = spec.id
         self.model_id = model_id
+        self._batch = spec.batch_size
         try:
             from fastembed import TextEmbedding
         except ImportError as exc:
@@ -219,14 +222,14 @@ class FastembedEncoder:
             logger.disable("fastembed")
         cache = bundle.cache_dir() / "fastembed"
         try:
-            if model_id == bundle.DEFAULT_MODEL_ID:
+            if spec.runtime == "onnx" and spec.dim is not None:
                 folder = assemble_bundled_model()
-                self._register_bundled()
+                self._register_bundled(spec.id, spec.dim)
                 os.environ["HF_HUB_OFFLINE"] = "1"
                 self._model: Any = TextEmbedding(
                     model_id, cache_dir=str(cache), specific_model_path=str(folder)
                 )
-                self.dim = bundle.DIMENSION
+                self.dim = spec.dim
             else:
                 self._model = TextEmbedding(model_id, cache_dir=str(cache),
                                             local_files_only=not download)
@@ -241,28 +244,28 @@ class FastembedEncoder:
             raise ModelError(f"cannot load embedding model {model_id!r}: {first}") from None
 
     @staticmethod
-    def _register_bundled() -> None:
-        if bundle.DEFAULT_MODEL_ID in _REGISTERED:
+    def _register_bundled(model_id: str, dim: int) -> None:
+        if model_id in _REGISTERED:
             return
         from fastembed import TextEmbedding
         from fastembed.common.model_description import ModelSource, PoolingType
 
         known = {item["model"].lower() for item in TextEmbedding.list_supported_models()}
-        if bundle.DEFAULT_MODEL_ID.lower() not in known:
+        if model_id.lower() not in known:
             TextEmbedding.add_custom_model(
-                model=bundle.DEFAULT_MODEL_ID,
+                model=model_id,
                 pooling=PoolingType.MEAN,
                 normalization=True,
                 sources=ModelSource(hf="gov/bundled-all-MiniLM-L6-v2-int8"),
-                dim=bundle.DIMENSION,
+                dim=dim,
                 model_file="model.onnx",
             )
-        _REGISTERED.add(bundle.DEFAULT_MODEL_ID)
+        _REGISTERED.add(model_id)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = list(self._model.embed(list(texts), batch_size=bundle.BATCH_SIZE))
+        vectors = list(self._model.embed(list(texts), batch_size=self._batch))
         return np.asarray(vectors, dtype=np.float32)
 
 
@@ -274,33 +277,37 @@ def _cores() -> int:
 
 
 def model_sha256(model_id: str) -> str | None:
-    """The pinned sha256 of a model's weights, when gov knows it (the bundled model)."""
-    return bundle.MODEL_SHA256 if model_id == bundle.DEFAULT_MODEL_ID else None
+    """The pinned sha256 of a model's weights, when gov knows it (a registered model)."""
+    return bundle.spec(model_id).weights_sha256
 
 
 _ENCODERS: dict[tuple[str, str, bool], Encoder] = {}
 
 
-def get_encoder(model_id: str, purpose: str = "route", download: bool = False) -> Encoder:
-    """A cached encoder: the lean ONNX path for the bundled model, fastembed otherwise.
+def get_encoder(model_id: str | None = None, purpose: str = "route",
+                download: bool = False) -> Encoder:
+    """A cached encoder of ``model_id`` (``None``: the default model): gov's lean ONNX
+    encoder for a model it runs itself, fastembed otherwise.
 
     ``purpose`` ("route" or "build") keeps the two uses' sessions apart; ``download``
     (only for a model the user named on the command line) lets fastembed fetch a model
     it has not cached. Without it a missing model is a :class:`ModelError`, at once.
     """
-    download = download and model_id != bundle.DEFAULT_MODEL_ID
-    key = (model_id, purpose, download)
+    spec = bundle.spec(model_id)
+    download = download and spec.runtime == "fastembed"
+    key = (spec.id, purpose, download)
     encoder = _ENCODERS.get(key)
     if encoder is None:
         factory: Callable[[], Encoder]
-        if model_id == bundle.DEFAULT_MODEL_ID and purpose == "build":
+        if spec.runtime == "onnx" and purpose == "build":
             def factory() -> Encoder:
-                return OnnxEncoder(threads=1, workers=_cores())
-        elif model_id == bundle.DEFAULT_MODEL_ID:
-            factory = OnnxEncoder
+                return OnnxEncoder(threads=1, workers=_cores(), spec=spec)
+        elif spec.runtime == "onnx":
+            def factory() -> Encoder:
+                return OnnxEncoder(spec=spec)
         else:
             def factory() -> Encoder:
-                return FastembedEncoder(model_id, download=download)
+                return FastembedEncoder(spec.id, download=download)
         encoder = factory()
         _ENCODERS[key] = encoder
     return encoder

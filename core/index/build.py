@@ -24,7 +24,7 @@ from gov.core import __version__
 from gov.core.corpus.document import Corpus, Document
 from gov.core.encode import bundle
 from gov.core.encode.tfidf import LexicalArrays, fit
-from gov.core.errors import GovError, IndexBuildError, ModelError
+from gov.core.errors import GovError, IndexBuildError
 from gov.core.index import doctable, termhash
 from gov.core.index.bodies import Passages
 from gov.core.index.fileformat import write_index_file
@@ -107,12 +107,8 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
                     ) -> tuple[NDArray[np.float32], int, int]:
     """Every surface's vector (reusing the previous index's and the disk cache's); how many
     were reused and how many came from the cache."""
-    from gov.core.encode.embedding import model_sha256
-
-    if model_id == bundle.DEFAULT_MODEL_ID:
-        for check in bundle.check_bundle(verify_hash=True):
-            if not check.ok:
-                raise ModelError(f"embedding model {check.role}: {check.problem}")
+    encoder = bundle.spec(model_id)
+    encoder.paths(verify_hash=True)  # a missing or altered file fails before any work
     cache = reuse_vectors(previous, model_id)
     missing = [text for text in dict.fromkeys(texts) if text not in cache]
     reused = len(set(texts)) - len(missing)
@@ -120,9 +116,8 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
     if missing:
         from gov.core.encode.cache import embed_missing
 
-        dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
-        fresh, cached = embed_missing(missing, model_id, model_sha256=model_sha256(model_id),
-                                      dim=dim, progress=progress, download=download)
+        fresh, cached = embed_missing(missing, model_id, model_sha256=encoder.weights_sha256,
+                                      dim=encoder.dim, progress=progress, download=download)
         cache.update(fresh)
     return np.stack([cache[text] for text in texts]).astype(np.float32), reused, cached
 
@@ -130,7 +125,7 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
 def build(
     corpus: Corpus,
     *,
-    model_id: str = bundle.DEFAULT_MODEL_ID,
+    model_id: str | None = None,
     lexical_only: bool = False,
     previous: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
@@ -153,7 +148,9 @@ def build(
 
     ``families``: "declared" groups documents with the same ``**Family:**``; "auto" also
     groups clusters of near-duplicates (``duplicates`` sets when two are); "none" neither.
+    ``model_id`` None: the default model.
     """
+    model_id = bundle.spec(model_id).id
     documents = corpus.documents
     if not documents:
         if corpus.skipped:

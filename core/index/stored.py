@@ -275,8 +275,7 @@ def open_stored(path: str | os.PathLike[str], *, verify: bool = False) -> Stored
     opened = open_index_file(path, verify=verify)
     stored = StoredIndex(opened, path=str(path))
     model = stored.header.model
-    if model and model.id == bundle.DEFAULT_MODEL_ID and (model.sha256 != bundle.MODEL_SHA256
-                                                          or model.dim != bundle.DIMENSION):
+    if model and not bundle.spec(model.id).accepts(model.dim, model.sha256):
         raise IndexLoadError(f"{path}: index was built with a different model file than the one "
                              "installed", hint=rebuild_hint(str(path), stored.raw_header))
     return stored

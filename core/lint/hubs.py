@@ -56,13 +56,11 @@ def bank_vectors(router: Router, prompts: Sequence[str]) -> NDArray[np.float32] 
     """The prompts' vectors: from the embedding cache, else embedded and cached (``None``
     when routing is by words alone)."""
     from gov.core.encode.cache import EmbeddingCache, model_folder
-    from gov.core.encode.embedding import model_sha256
-
     model_id = router.model_id
     if model_id is None or router.degraded is not None:
         return None
-    dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
-    cache = EmbeddingCache(model_folder(model_id, model_sha256(model_id)), dim)
+    encoder = bundle.spec(model_id)
+    cache = EmbeddingCache(model_folder(model_id, encoder.weights_sha256), encoder.dim)
     try:
         found = cache.lookup(prompts)
     except OSError:

@@ -43,7 +43,7 @@ SHIPPED = (None, "default")
 def build_index(
     corpus: Corpus,
     *,
-    model_id: str = bundle.DEFAULT_MODEL_ID,
+    model_id: str | None = None,
     lexical_only: bool = False,
     operating_point: OperatingPoint | None = None,
     previous: str | os.PathLike[str] | None = None,
@@ -66,6 +66,8 @@ def build_index(
     ``download``: a fastembed ``model_id`` that is not cached may be fetched (the caller
     named it; a rebuild that took the model from an index's header passes False).
     """
+    encoder = bundle.spec(model_id)
+    model_id = encoder.id
     point = operating_point or default_operating_point()
     shipped = point.source in SHIPPED
     if point.model_id and not lexical_only and not shipped:
@@ -73,8 +75,7 @@ def build_index(
     stored_point = point.to_json() if not shipped else None
     extra: dict[str, Any] = {}
     if not lexical_only:
-        dim = bundle.DIMENSION if model_id == bundle.DEFAULT_MODEL_ID else None
-        learned = point_learned(point, dim)
+        learned = point_learned(point, encoder.dim)
         if learned is not None:
             extra = {f"learned_{name}": array for name, array in learned.arrays().items()}
     built = build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,

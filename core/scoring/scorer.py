@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.encode import bundle
 from gov.core.encode.tfidf import LexicalScorer
 from gov.core.errors import IndexLoadError, ModelError
 from gov.core.index.stored import StoredIndex
@@ -96,7 +95,7 @@ class Scorer:
             from gov.core.encode.embedding import get_encoder
 
             try:
-                self._encoder = get_encoder(self.stored.model_id or bundle.DEFAULT_MODEL_ID)
+                self._encoder = get_encoder(self.stored.model_id)
             except ModelError as exc:
                 self.degrade(exc.message)
         return self._encoder

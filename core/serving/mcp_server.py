@@ -35,7 +35,7 @@ from gov.core.cards.contracts import builtin_contract
 from gov.core.cards.schema import Problem, card_schema
 from gov.core.cards.validate import check_card
 from gov.core.cards.verify import verify
-from gov.core.encode.bundle import DEFAULT_MODEL_ID
+from gov.core.encode import bundle
 from gov.core.errors import GovError
 from gov.core.serving import mcp_resources
 
@@ -142,7 +142,7 @@ class PolicyTools:
     def __init__(self, index: Index, *, threads: int | None = 1, warm: bool = True) -> None:
         self.index = index
         self._names = frozenset(index.names)
-        if threads and index.degraded is None and index.model_id == DEFAULT_MODEL_ID:
+        if threads and index.degraded is None and bundle.spec(index.model_id).runtime == "onnx":
             _pin_encoder(index, threads)
         if warm:
             # Load the model and touch every routing path, at a short and at the longest

@@ -135,13 +135,15 @@ def pin_encoder(index: Any, threads: int) -> None:
     onnxruntime otherwise starts one thread per core in every actor, and N actors on N
     cores would fight over them.
     """
+    from gov.core.encode import bundle
     from gov.core.encode.embedding import OnnxEncoder
     from gov.core.errors import ModelError
 
-    if index.model_id != OnnxEncoder.model_id:
+    spec = bundle.spec(index.model_id)
+    if spec.runtime != "onnx":
         return
     with contextlib.suppress(ModelError):  # the index's own loader degrades and says why
-        index.use_encoder(OnnxEncoder(threads=threads))
+        index.use_encoder(OnnxEncoder(threads=threads, spec=spec))
 
 
 @dataclass

@@ -180,11 +180,10 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
         os.umask(old_umask)
     os.chmod(path, 0o600)
     retire_stale(folder)
-    from gov.core.encode.bundle import DEFAULT_MODEL_ID
     from gov.core.encode.embedding import get_encoder
 
     with contextlib.suppress(GovError):
-        get_encoder(DEFAULT_MODEL_ID)
+        get_encoder()
     if warm_index:
         with contextlib.suppress(GovError, OSError):
             state.index(warm_index, None)

@@ -231,12 +231,12 @@ def test_unknown_format_is_a_usage_error(doc: docgen.CommandDoc, tmp_path: Path)
 
 def test_version_names_the_model() -> None:
     from gov.core import __version__
-    from gov.core.encode.bundle import DEFAULT_MODEL_ID
+    from gov.core.encode.bundle import default_id
 
     for flag in ("--version", "-V"):
         result = invoke_gov(flag)
         assert result.returncode == 0
-        assert result.stdout.decode() == f"gov {__version__} (embedding model: {DEFAULT_MODEL_ID})\n"
+        assert result.stdout.decode() == f"gov {__version__} (embedding model: {default_id()})\n"
 
 
 @pytest.mark.model  # gov doctor checks that the embedding model loads

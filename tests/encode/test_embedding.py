@@ -24,7 +24,7 @@ TEXTS = [
 def test_onnx_path_matches_fastembed() -> None:
     lean = OnnxEncoder().embed(TEXTS)
     reference = FastembedEncoder().embed(TEXTS)
-    assert lean.shape == reference.shape == (len(TEXTS), model_bundle.DIMENSION)
+    assert lean.shape == reference.shape == (len(TEXTS), model_bundle.spec().dim)
     assert lean.dtype == np.float32
     cosines = (lean * reference).sum(axis=1) / (
         np.linalg.norm(lean, axis=1) * np.linalg.norm(reference, axis=1))
@@ -46,12 +46,12 @@ def test_length_groups_keep_each_run_under_the_token_budget() -> None:
     from gov.core.encode import embedding
 
     lengths = sorted([8] * 300 + [40] * 100 + [130] * 50 + [256] * 7)
-    sizes = embedding._length_groups(lengths, model_bundle.BATCH_SIZE)
+    sizes = embedding._length_groups(lengths, model_bundle.spec().batch_size)
     assert sum(sizes) == len(lengths)
     start = 0
     for size in sizes:
         width = lengths[start + size - 1]  # ascending: the widest is the last
-        assert size <= model_bundle.BATCH_SIZE
+        assert size <= model_bundle.spec().batch_size
         assert size == 1 or size * width <= embedding._RUN_TOKENS, (size, width)
         start += size
 
@@ -61,7 +61,7 @@ def test_release_drops_one_purposes_encoders(monkeypatch: pytest.MonkeyPatch) ->
     the route encoder a warm server holds stays."""
     from gov.core.encode import embedding
 
-    model = model_bundle.DEFAULT_MODEL_ID
+    model = model_bundle.default_id()
     build, route, other = object(), object(), object()
     cached = {(model, "build", False): build, (model, "route", False): route,
               ("some/model", "build", True): other}

@@ -14,7 +14,7 @@ from gov.core.routing.indexes import load_index
 from gov.core.routing.point import OperatingPoint
 from tests.conftest import POLICIES, invoke_gov
 
-MODEL = model_bundle.DEFAULT_MODEL_ID
+MODEL = model_bundle.default_id()
 
 
 def measured(size: int, separation: float | None, model: str | None = MODEL) -> OperatingPoint:

@@ -20,7 +20,7 @@ from gov.core.routing.point import (
 )
 from tests.conftest import invoke_gov
 
-MODEL = model_bundle.DEFAULT_MODEL_ID
+MODEL = model_bundle.default_id()
 
 
 def write(path: Path, data: object) -> Path:

@@ -16,7 +16,7 @@ from gov.core.routing.point import (
 )
 from gov.core.scoring.learned import LearnedArrays, save_learned
 
-MODEL = model_bundle.DEFAULT_MODEL_ID
+MODEL = model_bundle.default_id()
 
 
 def write(path: Path, data: object) -> Path:
