@@ -12,8 +12,11 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import os
 import platform
 import re
+import shlex
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,8 +253,60 @@ def check_extras() -> list[Check]:
     return checks
 
 
+def check_hooks(cwd: Path, environ: dict[str, str] | None = None) -> list[Check]:
+    """The harness settings in and above ``cwd`` (and the user's own) that run ``gov hook``,
+    and whether each command would work there: its program runs without the shell's PATH,
+    it finds an index from its project folder, and this gov's warm server answers."""
+    from gov.core.serving.install import installed_in
+
+    env = dict(os.environ) if environ is None else environ
+    home = Path(env["HOME"]).absolute() if env.get("HOME") else None
+    found = installed_in(cwd, home)
+    if not found:
+        return [Check("harness hooks", "info", f"no harness settings in or above {cwd} run gov hook",
+                      "gov hook install HARNESS (claude-code, codex, gemini, copilot, cursor)")]
+    return [_hook_check(item.harness, item.path, command, item.project, cwd.absolute(), env)
+            for item in found for command in item.commands]
+
+
+def _hook_check(harness: str, path: Path, command: str, project: Path | None, cwd: Path,
+                env: dict[str, str]) -> Check:
+    """One installed hook command, run as the harness would run it from its project."""
+    from gov.core.index.locate import find_index
+    from gov.core.serving.install import this_gov
+
+    name = f"hook: {harness}"
+    where = f"{path} runs {command}"
+    reinstall = f"gov hook install {harness}" + (" --user" if project is None else
+                                                  f" --project {shlex.quote(str(project))}")
+    words = shlex.split(command)
+    program = words[0] if words else ""
+    if os.path.isabs(program):
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            return Check(name, "fail", f"{where}: {program} does not exist or is not executable",
+                         reinstall)
+    elif shutil.which(program, path=os.defpath) is None:
+        return Check(name, "fail", f"{where}: {program!r} is found only through PATH, which a "
+                                   "harness started from a desktop or another shell may not have",
+                     reinstall + " (names this gov by absolute path)")
+    explicit = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-i", "--index")), None)
+    folder = project or cwd
+    keep = {k: v for k, v in env.items() if k in ("HOME", "GOV_INDEX")}
+    located = find_index(explicit, cwd=str(folder), environ=keep | {"CLAUDE_PROJECT_DIR": str(folder)})
+    if not located.exists:
+        return Check(name, "fail", f"{where}: no index at {located.path}, so every prompt "
+                                   "routes nothing", f"gov index PATH -o {located.path}")
+    detail = f"{where}; index {located.path} (from {located.source})"
+    if shlex.split(this_gov())[0] == program:
+        from gov.core.serving import server as serve
+
+        running = serve.status() is not None
+        detail += "; warm server answering" if running else "; warm server starts on the first prompt"
+    return Check(name, "ok", detail)
+
+
 def diagnose(index: Path, index_explicit: bool,
-             progress: Callable[[str], None] | None = None) -> Report:
+             progress: Callable[[str], None] | None = None, cwd: Path | None = None) -> Report:
     """Run every check, in the order a person would fix them."""
     def step(name: str) -> None:
         if progress is not None:
@@ -270,5 +325,7 @@ def diagnose(index: Path, index_explicit: bool,
     checks.append(folder_check)
     step("the warm server")
     checks.append(check_server(folder))
+    step("the harness hooks")
+    checks.extend(check_hooks(cwd or Path.cwd()))
     checks.extend(check_extras())
     return Report(checks)

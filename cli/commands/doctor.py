@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from gov.cli import conventions, options, reporters
 from gov.cli.options import IndexOpt
-from gov.cli.resolve import index_path
 
 if TYPE_CHECKING:
     from gov.core.doctor import Report
 
 HELP = """Check the installation: the model files and their sha256, the embedding runtime, an
-index (readable whole and fresh), the warm server's runtime folder, the server itself and
-the optional extras. Prints a checklist with a fix for each problem.
+index (readable whole and fresh), the warm server's runtime folder, the server itself, the
+harness hooks and the optional extras. Prints a checklist with a fix for each problem.
 
-The index checked is -i, else $GOV_INDEX, else .gov/index; a missing default index is a
-warning, a missing named one a problem. Exit 0 when nothing is wrong (warnings and notes
+The index checked is the one commands find: -i, else $GOV_INDEX, else the nearest
+.gov/index at or above the current folder; a missing default index is a warning, a missing
+named one a problem. Harness hooks: every harness settings file in and above the current
+folder (and the user's own) that runs gov hook, each command checked as the harness would
+run it: its program exists without PATH, it finds an index from its project folder, and
+this gov's warm server answers; a hook that would fail is a problem. Exit 0 when nothing is wrong (warnings and notes
 included), 1 when a check failed, 2 on a usage error.
 
 Example:
@@ -44,9 +47,11 @@ def doctor_command(
     view: options.Output,
 ) -> int:
     from gov.core.doctor import diagnose
+    from gov.core.index.locate import find_index
 
-    explicit = index is not None or bool(os.environ.get("GOV_INDEX"))
-    report = diagnose(index_path(index), explicit,
+    found = find_index(index)
+    explicit = found.source in ("-i", "$GOV_INDEX")
+    report = diagnose(Path(found.path), explicit,
                       progress=conventions.notice if conventions.show_progress() else None)
     reporters.report(view.format, ChecklistView(report, view.quiet))
     return 0 if report.ok else 1

@@ -29,6 +29,10 @@ ENV_KEYS = ("GOV_INDEX", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PRO
             "GOV_TELEMETRY_PATH")
 
 HELP = """usage: gov hook {claude-code|codex|gemini|copilot|cursor} [-i INDEX] [--operating-point FILE] [--serve auto|never] [--no-session-memory]
+       gov hook install|uninstall HARNESS [--user | --project DIR] [--program PROGRAM] [--dry-run]
+
+Set up with `gov hook install HARNESS` (see `gov hook install --help`): it merges gov's
+entries into the harness's settings file, naming this gov by absolute path.
 
 The harness hook: reads the harness's JSON payload on stdin and acts on its event, the
 same command for every event of one harness:
@@ -47,22 +51,25 @@ same command for every event of one harness:
   compaction, or a session start after clear or compact  session memory pastes in full
       again.
 
-It always exits 0; problems are one line on stderr (none for tool events, which fire
+A turn always exits 0; problems are one line on stderr (none for tool events, which fire
 on every tool call).
 
-  -i, --index FILE          index (default: $GOV_INDEX, else .gov/index under the payload's cwd)
+  -i, --index FILE          index (default: $GOV_INDEX, else .gov/index in the harness's
+                            project folder ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR,
+                            $CURSOR_PROJECT_DIR, the payload's workspace_roots or cwd), else
+                            the nearest .gov/index above the working folder, up to the
+                            repository root or home)
   --operating-point FILE    operating point JSON
   --serve auto|never        use the warm server, starting it on demand (auto, the default)
   --no-session-memory       paste every route in full on every turn
 
-Settings for each harness are in examples/harness/.
+What install writes for each harness is in examples/harness/.
 
 Example:
 
-    echo '{"prompt": "roll back the release from last night", "cwd": "."}' | gov hook claude-code
+    gov hook install claude-code
 
-    In .claude/settings.json: {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
-    "command": "gov hook claude-code"}]}]}}
+    echo '{"prompt": "roll back the release from last night", "cwd": "."}' | gov hook claude-code
 """
 
 
@@ -138,7 +145,11 @@ def _serve_never(argv: "list[str]") -> bool:
 
 def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO | None" = None,
          stderr: "TextIO | None" = None) -> int:
-    """Run the hook; always return 0."""
+    """Run the hook (always 0), or ``install``/``uninstall`` (their exit code)."""
+    if argv[:1] in (["install"], ["uninstall"]):  # setting up, not a turn: real exit codes
+        from gov.cli.commands.hook_install import main as manage
+
+        return manage(argv[0], argv[1:])
     start = _process_start()
     err = stderr or sys.stderr
     try:

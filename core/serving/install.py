@@ -165,18 +165,19 @@ def read_settings(path: Path) -> dict[str, Any] | None:
         raise InputError(f"{path}: not UTF-8 text") from None
     if not isinstance(obj, dict):
         raise InputError(f"{path}:1: the settings must be a JSON object")
-    if not isinstance(obj.get("hooks", {}), dict):
+    settings: dict[str, Any] = obj
+    if not isinstance(settings.get("hooks", {}), dict):
         raise InputError(f"{path}: field 'hooks' must be an object")
-    for event, entries in obj.get("hooks", {}).items():
+    for event, entries in settings.get("hooks", {}).items():
         if not isinstance(entries, list):
             raise InputError(f"{path}: field 'hooks.{event}' must be an array")
-    return obj
+    return settings
 
 
 def _without_gov(settings: dict[str, Any], spec: Target) -> dict[str, Any]:
     """``settings`` with every gov entry of this harness removed, and the event lists and the
     ``hooks`` object that held only gov's left out."""
-    out = json.loads(json.dumps(settings))
+    out: dict[str, Any] = json.loads(json.dumps(settings))
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
@@ -256,8 +257,10 @@ class Change:
         if self.action == "absent":
             return f"{self.path}: holds no gov hooks; nothing changed"
         what = {"created": "created with", "updated": "added", "removed": "removed",
-                "deleted": "removed (and the file, which held nothing else)"}[self.action]
+                "deleted": "removed"}[self.action]
         line = f"{self.path}: {what} gov's hooks for {', '.join(self.events)}"
+        if self.action == "deleted":
+            line += "; the file held nothing else and is gone"
         if self.command:
             line += f", running {self.command}"
         if self.backup is not None:
@@ -309,11 +312,10 @@ def uninstall(harness: str, path: Path, *, dry_run: bool = False) -> Change:
                    if left.get("hooks", {}).get(e) != entries)
     before = _read_text(path)
     backup = backup_path(path)
-    if _skeleton(left, spec):
+    if _skeleton(left, spec):  # only gov's entries: nothing of anyone else's to back up
         if not dry_run:
-            _write(backup, before, None, None)
             path.unlink()
-        return Change(path, "deleted", events, None, backup, _diff(path, before, ""))
+        return Change(path, "deleted", events, None, None, _diff(path, before, ""))
     after = _text(left)
     if not dry_run:
         _write(path, after, before, backup)
@@ -323,7 +325,8 @@ def uninstall(harness: str, path: Path, *, dry_run: bool = False) -> Change:
 def _read_text(path: Path) -> str:
     from gov.core.corpus.walk import read_bounded
 
-    return read_bounded(path, MAX_SETTINGS_BYTES, "a settings file").decode("utf-8")
+    data: bytes = read_bounded(path, MAX_SETTINGS_BYTES, "a settings file")
+    return data.decode("utf-8")
 
 
 def _write(path: Path, text: str, previous: str | None, backup: Path | None) -> None:
@@ -347,6 +350,7 @@ class Installed:
     harness: str
     path: Path
     commands: tuple[str, ...]
+    project: Path | None  # the project folder it belongs to; None for the user's own settings
 
 
 def installed_in(folder: Path, home: Path | None = None) -> list[Installed]:
@@ -354,7 +358,7 @@ def installed_in(folder: Path, home: Path | None = None) -> list[Installed]:
     the home folder), and the user's own, that run ``gov hook``."""
     seen: set[Path] = set()
     found: list[Installed] = []
-    candidates: list[tuple[str, Path]] = []
+    candidates: list[tuple[str, Path, Path | None]] = []
     here = folder.absolute()
     while True:
         for harness in HARNESSES:
@@ -362,13 +366,14 @@ def installed_in(folder: Path, home: Path | None = None) -> list[Installed]:
             paths = [here / spec.project]
             if harness == "copilot" and (here / ".github" / "hooks").is_dir():
                 paths = sorted((here / ".github" / "hooks").glob("*.json"))
-            candidates += [(harness, p) for p in paths]
+            candidates += [(harness, p, here) for p in paths]
         if (here / ".git").exists() or (home is not None and here == home) or here.parent == here:
             break
         here = here.parent
+    env = None if home is None else {**os.environ, "HOME": str(home)}
     for harness in HARNESSES:
-        candidates.append((harness, settings_path(harness, user=True)))
-    for harness, path in candidates:
+        candidates.append((harness, settings_path(harness, user=True, environ=env), None))
+    for harness, path, project in candidates:
         if path in seen or not path.is_file():
             continue
         seen.add(path)
@@ -378,7 +383,7 @@ def installed_in(folder: Path, home: Path | None = None) -> list[Installed]:
             continue
         commands = tuple(sorted({c for c in _commands(settings or {}) if is_gov_command(c)}))
         if commands:
-            found.append(Installed(harness, path, commands))
+            found.append(Installed(harness, path, commands, project))
     return found
 
 
