@@ -165,9 +165,6 @@ class RouteAnswer:
         return f"RouteAnswer({self.to_wire()!r})"
 
 
-# The library's earlier name for the same answer.
-RouteResult = RouteAnswer
-
 
 def error_row(line: int, message: str) -> dict[str, Any]:
     """The row ``gov route`` writes in place of an input line it could not route."""

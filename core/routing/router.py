@@ -3,8 +3,8 @@
 Loading and identity live in :mod:`gov.core.index.stored`, scoring in
 :mod:`gov.core.scoring.scorer`, fusion and selection in :mod:`gov.core.routing.select`;
 the router puts them together and answers with a
-:class:`~gov.core.routing.answer.RouteAnswer`. ``gov.core.Index`` is this class (the
-library's earlier name for it), and :func:`gov.core.routing.indexes.load_index` opens one.
+:class:`~gov.core.routing.answer.RouteAnswer`; :func:`gov.core.routing.indexes.load_index`
+opens one.
 """
 
 from __future__ import annotations
@@ -315,7 +315,4 @@ class Router:
         vectors = self.scorer.embed(prompts) if self.scorer.degraded is None else None
         return self.scorer.lexical_many(prompts), vectors
 
-
-# The library's earlier name: ``load_index`` returns a router.
-Index = Router
 

@@ -40,7 +40,7 @@ from gov.core.errors import GovError
 from gov.core.serving import mcp_resources
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router as Index
+    from gov.core.routing.router import Router
 
 SERVER_NAME = "gov"
 MAX_ROUTES = 2
@@ -139,7 +139,7 @@ def _checked(card: Any) -> tuple[Any, list[ProblemOut]]:
 class PolicyTools:
     """What the tools do, without the protocol: one loaded, warmed index and the card library."""
 
-    def __init__(self, index: Index, *, threads: int | None = 1, warm: bool = True) -> None:
+    def __init__(self, index: Router, *, threads: int | None = 1, warm: bool = True) -> None:
         self.index = index
         self._names = frozenset(index.names)
         if threads and index.degraded is None and bundle.spec(index.model_id).runtime == "onnx":
@@ -203,7 +203,7 @@ class PolicyTools:
                              verification=VerificationOut(**verdict.to_json()))
 
 
-def _pin_encoder(index: Index, threads: int) -> None:
+def _pin_encoder(index: Router, threads: int) -> None:
     """Give ``index`` a query encoder with ``threads`` intra-op threads.
 
     One prompt per call is too little work to split: on two busy cores, measured call by
@@ -357,7 +357,7 @@ def build_server(tools: PolicyTools) -> Any:
     return server
 
 
-def serve(index: Index, *, threads: int | None = 1) -> None:
+def serve(index: Router, *, threads: int | None = 1) -> None:
     """Warm ``index``, then answer MCP requests on stdin/stdout until the client hangs up."""
     import anyio
 
