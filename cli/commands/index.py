@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -11,6 +11,9 @@ from gov.cli import conventions, options, reporters
 from gov.cli.options import PointOpt
 from gov.cli.resolve import index_path, load_point, output_path
 from gov.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from gov.core.corpus.reader import OnDuplicate
 
 HELP = """Build the index file that routing reads, from folders of documents.
 
@@ -58,6 +61,7 @@ def index_command(
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: none (default), documents sharing a Family line (declared), or also clusters of near-duplicates (auto).")] = "none",
+    on_duplicate: Annotated[str, typer.Option("--on-duplicate", metavar="qualify|error|first", help="Documents sharing a name: qualify each by its folder (default), stop with an error listing them, or keep the first.")] = "qualify",
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
     *,
     view: options.Output,
@@ -80,10 +84,13 @@ def index_command(
         raise UsageError("--ann-candidates needs --ann")
     if families not in ("declared", "auto", "none"):
         raise UsageError(f"--families must be declared, auto or none, not {families!r}")
-    from gov.core.corpus.reader import load_corpus
+    from gov.core.corpus.reader import ON_DUPLICATE, load_corpus
     from gov.core.routing.indexes import build_index, divergence_of
 
-    corpus = load_corpus(paths, strict=strict, warn=conventions.warn)
+    if on_duplicate not in ON_DUPLICATE:
+        raise UsageError(f"--on-duplicate must be qualify, error or first, not {on_duplicate!r}")
+    corpus = load_corpus(paths, strict=strict, warn=conventions.warn,
+                         on_duplicate=cast("OnDuplicate", on_duplicate))
     duplicates = None
     if families == "auto":
         from gov.core.lint.config import find_config, load_config

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import orjson
 
@@ -31,6 +32,10 @@ class Document:
     kind: str = "markdown"
     # Lint rules switched off for this document (``**Lint-ignore:**``); routing ignores it.
     lint_ignore: tuple[str, ...] = ()
+    # How the file was read when it was not as written (front matter read leniently, the
+    # name qualified by its folder, the trigger taken from the first paragraph); routing
+    # ignores them, ``gov list`` shows them.
+    notes: tuple[str, ...] = ()
 
     @property
     def routable(self) -> bool:
@@ -58,6 +63,16 @@ class FileStamp:
     sha256: str | None = None
 
 
+class Skip(NamedTuple):
+    """A candidate file that is not in the corpus: the file, the line (or None), the whole
+    problem, and its short reason for a summary ("no description", "not UTF-8", …)."""
+
+    file: str
+    line: int | None
+    problem: str
+    reason: str = "unreadable"
+
+
 @dataclass
 class Corpus:
     """Routable documents (in a stable order), the ones left out, and the files read."""
@@ -67,8 +82,25 @@ class Corpus:
     skipped: list[str] = field(default_factory=list)
     roots: list[str] = field(default_factory=list)
     stamps: list[FileStamp] = field(default_factory=list)
-    # Why each skipped file was skipped: (file, line or None, problem).
-    problems: list[tuple[str, int | None, str]] = field(default_factory=list)
+    # Why each skipped file was skipped.
+    problems: list[Skip] = field(default_factory=list)
+    # Candidate files read (documents found in them, or skipped).
+    candidates: int = 0
+    # Names two or more documents shared: the name and the sources holding it.
+    collisions: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    @property
+    def reasons(self) -> dict[str, int]:
+        """How many files were skipped for each short reason, most first."""
+        counts: dict[str, int] = {}
+        for skip in self.problems:
+            counts[skip.reason] = counts.get(skip.reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+    @property
+    def lenient(self) -> list[Document]:
+        """The documents read with a note (see :attr:`Document.notes`)."""
+        return [doc for doc in (*self.documents, *self.retired) if doc.notes]
 
     @property
     def names(self) -> list[str]:

@@ -20,12 +20,14 @@ FRONT_KEY_RE = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_-]*)\s*:")
 
 
 class ParseProblem(Exception):
-    """A problem in one file, with the line it is on (1-based, or None for the whole file)."""
+    """A problem in one file, with the line it is on (1-based, or None for the whole file),
+    and its short reason for a build's summary ("no description", "not UTF-8", …)."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, reason: str = "unreadable") -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        self.reason = reason
 
 
 @dataclass
@@ -48,6 +50,8 @@ class ParsedMarkdown:
     front_matter_lines: dict[str, int] = field(default_factory=dict)
     title: str | None = None
     title_line: int | None = None
+    # Why the front matter was read leniently (not strict YAML), or None.
+    lenient: str | None = None
 
 
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
@@ -60,7 +64,8 @@ def split_front_matter(text: str) -> tuple[str | None, str, int]:
     for number in range(1, len(lines)):
         if lines[number].rstrip() in ("---", "..."):
             return "\n".join(lines[1:number]), "\n".join(lines[number + 1 :]), number + 2
-    raise ParseProblem("front matter opened with '---' is never closed", 1)
+    raise ParseProblem("front matter opened with '---' is never closed", 1,
+                       "invalid front matter")
 
 
 _LOADER: Any = None
@@ -105,6 +110,78 @@ def load_yaml(source: str) -> dict[str, Any]:
     return value
 
 
+_LENIENT_KEY_RE = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_BLOCK_RE = re.compile(r"^[|>][+-]?[0-9]?$")
+_ITEM_RE = re.compile(r"^[ \t]*-[ \t]+(?P<item>.*?)[ \t]*$")
+MAX_LENIENT_ITEMS = 256
+
+
+def _unquote(value: str) -> str:
+    """A scalar with its matching outer quotes removed (``"a: b"`` → ``a: b``)."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        inner = value[1:-1]
+        return inner.replace("''", "'") if value[0] == "'" else inner.replace('\\"', '"')
+    return value
+
+
+def _flow_list(value: str) -> list[str]:
+    return [_unquote(item.strip()) for item in value[1:-1].split(",") if item.strip()][
+        :MAX_LENIENT_ITEMS]
+
+
+def lenient_front_matter(source: str) -> dict[str, Any]:
+    """Front matter read as the harnesses read it when it is not strict YAML: one
+    ``key: value`` per top-level line, the value taken as written (``globs: **/*``,
+    ``tools: *``, ``description: Use this agent when: …``); a ``|`` or ``>`` block, indented
+    continuation lines and ``- item`` lists; ``[a, b]`` lists; outer quotes removed. Lines
+    that fit none of these are ignored. Never fails, never builds anything but strings and
+    lists of strings."""
+    out: dict[str, Any] = {}
+    key: str | None = None
+    block: str | None = None  # "|" or ">" while reading a block scalar
+    parts: list[str] = []
+    items: list[str] = []
+
+    def close() -> None:
+        if key is None:
+            return
+        if items and not parts:
+            out[key] = items[:MAX_LENIENT_ITEMS]
+        elif block == "|":
+            out[key] = "\n".join(parts).strip("\n")
+        else:
+            out[key] = _unquote(" ".join(part.strip() for part in parts if part.strip()))
+
+    for line in source.split("\n"):
+        match = _LENIENT_KEY_RE.match(line)
+        if match is not None:
+            close()
+            key, block, parts, items = match["key"], None, [], []
+            value = match["value"] or ""
+            if _BLOCK_RE.match(value):
+                block = value[0]
+            elif value.startswith("[") and value.endswith("]"):
+                out[key] = _flow_list(value)
+                key = None
+            elif value:
+                parts = [value]
+            continue
+        if key is None or not line.strip():
+            if key is not None and block == "|":
+                parts.append("")
+            continue
+        item = _ITEM_RE.match(line)
+        if item is not None and not parts and block is None:
+            items.append(_unquote(item["item"]))
+        elif line[:1] in " \t":
+            parts.append(line.strip())
+        else:  # a line at the margin that is not a key: not part of any value
+            close()
+            key = None
+    close()
+    return out
+
+
 def front_matter_key_lines(source: str) -> dict[str, int]:
     """The file line of each top-level key of front matter (which starts on line 2)."""
     lines: dict[str, int] = {}
@@ -125,12 +202,24 @@ def is_header_line(line: str) -> bool:
     return match is not None and match["key"].strip().lower() in KNOWN_KEYS
 
 
-def parse_markdown(text: str) -> ParsedMarkdown:
-    """Read the routing header lines (outside code fences) and any front matter."""
+def parse_markdown(text: str, *, lenient: bool = True) -> ParsedMarkdown:
+    """Read the routing header lines (outside code fences) and any front matter.
+
+    Front matter that is not strict YAML is read the way the harnesses read it (see
+    :func:`lenient_front_matter`) and ``lenient`` says why; with ``lenient=False`` it is a
+    :class:`ParseProblem`."""
     front_source, body, first_line = split_front_matter(text)
     parsed = ParsedMarkdown()
     if front_source is not None:
-        parsed.front_matter = load_yaml(front_source)
+        try:
+            parsed.front_matter = load_yaml(front_source)
+        except ParseProblem as exc:
+            if not lenient:
+                raise
+            parsed.front_matter = lenient_front_matter(front_source)
+            detail = exc.message.removeprefix("front matter is not valid YAML: ")
+            where = f", line {exc.line}" if exc.line else ""
+            parsed.lenient = f"front matter read leniently (not strict YAML: {detail}{where})"
         parsed.front_matter_lines = front_matter_key_lines(front_source)
     in_fence = False
     for offset, line in enumerate(body.split("\n")):

@@ -1,24 +1,29 @@
 """Read a corpus: the routable documents found under one or more paths.
 
 A document is delivered whole, so the corpus keeps each document's full text beside its
-routing surface (trigger line and example prompts). Per-file problems are warnings that
-name the file (errors with ``strict``); a duplicate name is always an error naming both
-sources.
+routing surface (trigger line and example prompts). Files are read as the harnesses read
+them: front matter that is not strict YAML is read leniently, control bytes are removed,
+and an agent or command file without a description takes its first paragraph; each such
+document carries a note saying so. A file that still cannot be a document is skipped with
+its reason (an error with ``strict``), and the build goes on. Names two documents share are
+qualified by their folders (``on_duplicate``). ``docs/corpus.md`` states the rules.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from gov.core import sanitize
-from gov.core.corpus.document import Corpus, Document, FileStamp
-from gov.core.corpus.markdown import ParseProblem, parse_markdown
+from gov.core.corpus.document import Corpus, Document, FileStamp, Skip
+from gov.core.corpus.markdown import HEADER_RE, ParseProblem, parse_markdown, split_front_matter
 from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-exported
     JSONL_SUFFIXES,
     MARKDOWN_SUFFIXES,  # noqa: F401
@@ -38,6 +43,15 @@ MAX_DEPENDENCIES = 64
 STALENESS_SECONDS = float(os.environ.get("GOV_STALENESS_SECONDS", 3.0))
 
 Warn = Callable[[str], None]
+OnDuplicate = Literal["qualify", "error", "first"]
+ON_DUPLICATE: tuple[OnDuplicate, ...] = ("qualify", "error", "first")
+# Folders whose markdown files are agents or commands: without a description, their first
+# paragraph is one (as Claude Code reads a command).
+AGENT_FOLDERS = frozenset({"agents", "commands"})
+# Bytes no text holds: C0 controls but tab and newlines, and DEL.
+_CONTROL_BYTES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Skipped files a build names one by one before it only counts them.
+SHOWN_SKIPS = 10
 
 
 def _default_warn(message: str) -> None:
@@ -65,26 +79,36 @@ class _Budget:
                               "GOV_MAX_CORPUS_BYTES to raise the limit)")
 
 
-def _read_text(path: Path, shown: str, budget: _Budget | None = None) -> str:
-    data = read_bounded(path, MAX_DOCUMENT_BYTES, "one document (set GOV_MAX_DOCUMENT_BYTES "
-                        "to raise it)")
-    if budget is not None:
-        budget.take(len(data), shown)
+def _decode(data: bytes) -> tuple[str, int]:
+    """UTF-8 text with control bytes removed (and how many were), LF line ends. Bytes that
+    are not UTF-8, or text that is mostly NUL bytes, are a problem."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ParseProblem(f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8", line) from None
-    if "\x00" in text:
-        raise ParseProblem("contains NUL bytes; is it a binary file?")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+        raise ParseProblem(f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8", line,
+                           "not UTF-8") from None
+    nuls = text.count("\x00")
+    if nuls and nuls * 8 > len(text):
+        raise ParseProblem(f"a binary file ({nuls:,} NUL bytes in {len(text):,})", None, "binary")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    cleaned = _CONTROL_BYTES.sub("", text)
+    return cleaned, len(text) - len(cleaned)
+
+
+def _read_text(path: Path, shown: str, budget: _Budget | None = None) -> tuple[str, int]:
+    data = read_bounded(path, MAX_DOCUMENT_BYTES, "one document (set GOV_MAX_DOCUMENT_BYTES "
+                        "to raise it)")
+    if budget is not None:
+        budget.take(len(data), shown)
+    return _decode(data)
 
 
 def document_text(path: str | os.PathLike[str]) -> str | None:
     """A markdown document's text as the index keeps it, or ``None`` when it cannot be
     read (bounded, regular files only: never a FIFO or a device)."""
     try:
-        return _read_text(Path(path), str(path))
+        return _read_text(Path(path), str(path))[0]
     except ParseProblem:
         return None
 
@@ -115,13 +139,49 @@ def _front_string(front: dict[str, Any], key: str) -> str | None:
         return value.strip()
     if isinstance(value, bool | int | float):
         return str(value)
-    raise ParseProblem(f"front matter '{key}' must be a string, not a {type(value).__name__}")
+    raise ParseProblem(f"front matter '{key}' must be a string, not a {type(value).__name__}",
+                       reason="invalid front matter")
 
 
-def _markdown_document(path: Path, shown: str, budget: _Budget | None = None) -> Document | None:
-    """Parse one markdown file; None (with a ParseProblem raised) when it has no trigger."""
-    text = _read_text(path, shown, budget)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`>#]+")
+
+
+def first_paragraph(body: str, limit: int = 400) -> str | None:
+    """The first paragraph of prose in a markdown body (not a heading, list, table, code,
+    HTML or a gov header line), links read as their text; ``None`` when there is none of
+    at least three words."""
+    paragraph: list[str] = []
+    in_fence = False
+    for line in [*body.split("\n"), ""]:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            paragraph = []
+            continue
+        prose = (stripped and not in_fence and not stripped.startswith(("#", "|", "<", "- ", "* ",
+                                                                       "---", "==="))
+                 and HEADER_RE.match(stripped) is None)
+        if prose:
+            paragraph.append(stripped)
+            continue
+        text = " ".join(_MARKUP.sub("", _LINK.sub(r"\1", " ".join(paragraph))).split())
+        paragraph = []
+        if len(text.split()) >= 3:
+            return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return None
+
+
+def _markdown_document(path: Path, shown: str, budget: _Budget | None = None,
+                       agent: bool = False) -> Document:
+    """Parse one markdown file (``agent``: an agent or command file, whose first paragraph
+    is its description when it has none). A file that cannot be a document is a
+    :class:`ParseProblem`."""
+    text, removed = _read_text(path, shown, budget)
     parsed = parse_markdown(text)
+    notes = [parsed.lenient] if parsed.lenient else []
+    if removed:
+        notes.append(f"{removed:,} control byte(s) removed")
     front = parsed.front_matter or {}
     suffix = path.suffix.lower()
     if path.name == "SKILL.md":
@@ -132,18 +192,28 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None) ->
         kind, default_name = "rule", path.stem
     else:
         kind, default_name = "markdown", path.stem
+    if default_name.endswith(".instructions"):  # Copilot's NAME.instructions.md
+        default_name = default_name.removesuffix(".instructions")
     name = _front_string(front, "name") or default_name
     trigger = parsed.trigger
     if trigger is None:
         trigger = _string(front.get("description"))
         if trigger is None and "description" in front:
-            raise ParseProblem("front matter 'description' must be a string")
+            raise ParseProblem("front matter 'description' must be a string",
+                               parsed.front_matter_lines.get("description"),
+                               "invalid front matter")
+    if not trigger and agent and parsed.trigger is None:
+        trigger = first_paragraph(split_front_matter(text)[1])
+        if trigger:
+            notes.append("no description: its first paragraph is the trigger")
     if trigger is None:
         if front:
-            raise ParseProblem("no 'description' in its front matter and no **Agent-trigger:** line")
-        raise ParseProblem("no **Agent-trigger:** line")
+            raise ParseProblem("no 'description' in its front matter and no **Agent-trigger:** line",
+                               reason="no description")
+        raise ParseProblem("no **Agent-trigger:** line", reason="no description")
     if not trigger:
-        raise ParseProblem("the trigger is empty", parsed.trigger_line)
+        raise ParseProblem("the trigger is empty", parsed.trigger_line or
+                           parsed.front_matter_lines.get("description"), "no description")
     status = parsed.status or (_front_string(front, "status") or "").lower() or None
     family = parsed.family or _front_string(front, "family")
     key = "depends_on" if "depends_on" in front else "depends-on"
@@ -152,6 +222,10 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None) ->
     key = "lint_ignore" if "lint_ignore" in front else "lint-ignore"
     _check_dependencies(parsed.lint_ignore, "Lint-ignore")
     ignore = parsed.lint_ignore or _as_names(front.get(key), key)
+    problem = sanitize.name_problem(name)
+    if problem is not None:
+        raise ParseProblem(f"document name {name[:40]!r} {problem}",
+                           parsed.front_matter_lines.get("name"), "invalid name")
     return Document(
         name=name,
         trigger=" ".join(trigger.split()),
@@ -163,6 +237,7 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None) ->
         status=status,
         kind=kind,
         lint_ignore=tuple(ignore),
+        notes=tuple(notes),
     )
 
 
@@ -177,18 +252,21 @@ def _as_names(value: Any, key: str) -> list[str]:
     elif isinstance(value, list) and all(isinstance(item, str) for item in value):
         items = [item.strip() for item in value if item.strip()]
     else:
-        raise ParseProblem(f"front matter '{key}' must be a list of document names")
+        raise ParseProblem(f"front matter '{key}' must be a list of document names",
+                           reason="invalid front matter")
     _check_dependencies(items, key)
     return items
 
 
 def _check_dependencies(items: Sequence[str], key: str) -> None:
     if len(items) > MAX_DEPENDENCIES:
-        raise ParseProblem(f"'{key}' lists {len(items)} documents; at most {MAX_DEPENDENCIES}")
+        raise ParseProblem(f"'{key}' lists {len(items)} documents; at most {MAX_DEPENDENCIES}",
+                           reason="invalid front matter")
     for item in items:
         problem = sanitize.name_problem(item)
         if problem is not None:
-            raise ParseProblem(f"'{key}' entry {item[:40]!r} is not a document name: it {problem}")
+            raise ParseProblem(f"'{key}' entry {item[:40]!r} is not a document name: it {problem}",
+                               reason="invalid front matter")
 
 
 def _check_name(name: str, where: str) -> None:
@@ -206,6 +284,10 @@ def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
     for line in read_lines(lines):
         where = f"{shown}:{line.number}"
         if line.error is not None:
+            if line.error.startswith(("line contains a NUL byte", "line is not valid UTF-8")):
+                binary = "NUL" in line.error
+                raise ParseProblem(("a binary file: " if binary else "") + line.error, line.number,
+                                   "binary" if binary else "not UTF-8")
             raise CorpusError(f"{where}: {line.error}")
         record = line.value
         if not isinstance(record, dict):
@@ -253,38 +335,52 @@ def load_corpus(
     warn: Warn | None = None,
     stdin: IO[bytes] | None = None,
     base: str | os.PathLike[str] | None = None,
+    on_duplicate: OnDuplicate = "qualify",
 ) -> Corpus:
     """Read every document under ``paths`` (folders, files, or ``-`` for JSONL on stdin).
 
-    Sources are recorded relative to ``base`` (default: the current directory). Files
-    without a trigger are skipped with a warning (an error when ``strict``).
+    Sources are recorded relative to ``base`` (default: the current directory). A file that
+    cannot be a document is skipped with its reason (an error when ``strict``); the skipped
+    files are warned about once, together, at the end. Names two documents share are
+    qualified by their folders (``on_duplicate="qualify"``), left to the first document
+    (``"first"``; the others are skipped) or an error naming every collision (``"error"``).
     """
+    if on_duplicate not in ON_DUPLICATE:
+        raise CorpusError(f"on_duplicate must be one of {', '.join(ON_DUPLICATE)}, "
+                          f"not {on_duplicate!r}")
     warn = warn or _default_warn
     base_path = Path(base) if base is not None else Path.cwd()
     if not paths:
         raise CorpusError("no corpus paths given")
     found: list[Document] = []
-    skipped: list[str] = []
-    problems: list[tuple[str, int | None, str]] = []
+    folders: list[tuple[str, ...]] = []  # each found document's folders, outermost first
+    problems: list[Skip] = []
     stamps: list[FileStamp] = []
     roots: list[str] = []
+    candidates = 0
 
     def problem(shown: str, exc: ParseProblem) -> None:
         where = f"{shown}:{exc.line}" if exc.line else shown
-        message = f"{where}: {exc.message}"
         if strict:
-            raise CorpusError(f"{message} (strict mode)")
-        warn(f"skipping {message}")
-        skipped.append(shown)
-        problems.append((shown, exc.line, exc.message))
+            raise CorpusError(f"{where}: {exc.message} (strict mode)")
+        problems.append(Skip(shown, exc.line, exc.message, exc.reason))
+
+    def add(documents: Iterable[Document], where: tuple[str, ...]) -> None:
+        for doc in documents:
+            found.append(doc)
+            folders.append(where)
 
     budget = _Budget(MAX_CORPUS_BYTES)
     for raw in paths:
         if str(raw) == "-":
             source = stdin if stdin is not None else sys.stdin.buffer
             roots.append("-")
-            found.extend(parse_jsonl_documents(_bounded_lines(source, budget, "<stdin>"),
-                                               "<stdin>"))
+            candidates += 1
+            try:
+                add(parse_jsonl_documents(_bounded_lines(source, budget, "<stdin>"), "<stdin>"),
+                    ("stdin",))
+            except ParseProblem as exc:
+                problem("<stdin>", exc)
             continue
         root = Path(raw)
         roots.append(_relative(root, base_path))
@@ -294,12 +390,20 @@ def load_corpus(
             files = list(Walk(warn=warn).files(root))
             if not files:
                 warn(f"{raw}: no markdown or JSONL documents found")
+            top = Path(os.path.abspath(root))
+            outer: tuple[str, ...] = (top.name,) if top.name else ()
         elif root.is_file():
             files = [root]
+            top = Path(os.path.abspath(root)).parent
+            outer = (top.name,) if top.name else ()
         else:
             raise CorpusError(f"{raw}: not a regular file or folder (a FIFO, device or socket)")
         for path in files:
+            candidates += 1
             shown = _relative(path, base_path)
+            inner = Path(os.path.abspath(path)).parent.relative_to(top).parts
+            where = outer + inner
+            agent = any(part.lower() in AGENT_FOLDERS for part in where)
             try:
                 stat = path.stat()
                 stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns, file_sha256(path)))
@@ -309,33 +413,116 @@ def load_corpus(
             if path.name.lower().endswith(JSONL_SUFFIXES):
                 try:
                     with os.fdopen(open_regular(path), "rb") as handle:
-                        found.extend(parse_jsonl_documents(_bounded_lines(handle, budget, shown),
-                                                           shown))
+                        add(parse_jsonl_documents(_bounded_lines(handle, budget, shown), shown),
+                            (*where, path.name.split(".")[0]))
                 except ParseProblem as exc:
                     problem(shown, exc)
                 except OSError as exc:
-                    raise CorpusError(f"{shown}: cannot read the file: {exc.strerror or exc}") from None
+                    problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
                 continue
             try:
-                doc = _markdown_document(path, shown, budget)
+                doc = _markdown_document(path, shown, budget, agent)
             except ParseProblem as exc:
+                if exc.reason == "no description" and _looks_like_repository_file(path):
+                    continue  # QUICKSTART.md, TODO.md: about the repository, not a document
                 problem(shown, exc)
                 continue
-            if doc is not None:
-                _check_name(doc.name, shown)
-                found.append(doc)
+            add([doc], where)
 
-    seen: dict[str, Document] = {}
-    for doc in found:
-        if doc.name in seen:
-            raise CorpusError(
-                f"duplicate document name {doc.name!r} in {seen[doc.name].source} and {doc.source};"
-                " rename one of them"
-            )
-        seen[doc.name] = doc
+    found, dropped, collisions = _unique_names(found, folders, on_duplicate, warn)
+    problems.extend(dropped)
+    _warn_skipped(problems, warn)
+    lenient = sum(1 for doc in found if any(n.startswith("front matter read leniently")
+                                             for n in doc.notes))
+    if lenient:
+        warn(f"{lenient:,} file(s)' front matter read leniently (not strict YAML, read as the "
+             "harnesses read it); gov list --lenient shows them")
     routable = [doc for doc in found if doc.routable]
     retired = [doc for doc in found if not doc.routable]
-    return Corpus(routable, retired, skipped, roots, stamps, problems)
+    corpus = Corpus(routable, retired, [skip.file for skip in problems], roots, stamps, problems)
+    corpus.candidates = candidates
+    corpus.collisions = collisions
+    return corpus
+
+
+def _looks_like_repository_file(path: Path) -> bool:
+    """A markdown file named in capitals (QUICKSTART.md, IMPLEMENTATION_SUMMARY.md) without a
+    trigger: documentation about the repository, not a document to route."""
+    stem = path.name.split(".")[0]
+    return stem.isupper() and path.name != "SKILL.md"
+
+
+def _warn_skipped(problems: Sequence[Skip], warn: Warn) -> None:
+    for skip in problems[:SHOWN_SKIPS]:
+        where = f"{skip.file}:{skip.line}" if skip.line else skip.file
+        warn(f"skipping {where}: {skip.problem}")
+    if len(problems) > SHOWN_SKIPS:
+        warn(f"… and {len(problems) - SHOWN_SKIPS:,} more skipped file(s); gov index --skipped "
+             "(or gov list --skipped) lists them all with the reason")
+
+
+def _qualified(folders: tuple[str, ...], name: str, depth: int) -> str:
+    return "/".join((*folders[len(folders) - depth:], name)) if depth else name
+
+
+Collisions = list[tuple[str, tuple[str, ...]]]
+
+
+def _unique_names(found: list[Document], folders: list[tuple[str, ...]],
+                  on_duplicate: OnDuplicate, warn: Warn
+                  ) -> tuple[list[Document], list[Skip], Collisions]:
+    """Every name made unique (see :func:`load_corpus`): the documents in their order, the
+    ones left out (``"first"``), and each shared name with the names its documents got."""
+    groups: dict[str, list[int]] = {}
+    for position, doc in enumerate(found):
+        groups.setdefault(doc.name, []).append(position)
+    shared = {name: group for name, group in groups.items() if len(group) > 1}
+    if not shared:
+        return found, [], []
+    if on_duplicate == "error":
+        listed = "; ".join(f"{name!r} in " + ", ".join(found[i].source for i in group)
+                           for name, group in shared.items())
+        raise CorpusError(f"duplicate document name{'s:' if len(shared) > 1 else ''} {listed}; "
+                          "rename them, or gov index --on-duplicate qualify names each by its "
+                          "folder")
+    if on_duplicate == "first":
+        dropped = {i for group in shared.values() for i in group[1:]}
+        skips = [Skip(found[i].source, None, f"the name {found[i].name!r} is taken by "
+                      f"{found[groups[found[i].name][0]].source}", "duplicate name")
+                 for i in sorted(dropped)]
+        return ([doc for i, doc in enumerate(found) if i not in dropped], skips,
+                [(name, (found[group[0]].name,)) for name, group in shared.items()])
+    taken = set(groups)
+    renamed: dict[int, str] = {}
+    for name, group in shared.items():
+        # A skill is known by its folder (the last of its folders), whatever name it gives.
+        leaves = [(folders[i][:-1], folders[i][-1]) if found[i].kind == "skill" and folders[i]
+                  else (folders[i], name) for i in group]
+        deepest = max(len(outer) for outer, _leaf in leaves)
+        first = 0 if all(leaf != name for _outer, leaf in leaves) else 1
+        for depth in range(first, deepest + 1):
+            names = [_qualified(outer, leaf, depth) for outer, leaf in leaves]
+            if len(set(names)) == len(names) and not taken.intersection(names):
+                break
+        else:  # the same folders (two files naming themselves alike, or one JSONL file)
+            names = [_qualified(outer, leaf, deepest) for outer, leaf in leaves]
+            names = [f"{qualified}~{n}" if n else qualified for n, qualified in enumerate(names)]
+        for i, qualified in zip(group, names, strict=True):
+            renamed[i] = qualified
+            taken.add(qualified)
+    out = []
+    for i, doc in enumerate(found):
+        if i in renamed:
+            others = ", ".join(found[j].source for j in shared[doc.name] if j != i)
+            doc = replace(doc, name=renamed[i], notes=(
+                *doc.notes, f"name {doc.name!r} qualified by its folder (also the name of "
+                f"{others})"))
+        out.append(doc)
+    listed = "; ".join(f"{name} -> " + ", ".join(renamed[i] for i in group)
+                       for name, group in shared.items())
+    warn(f"{len(shared):,} name(s) shared by two or more documents, each qualified by its folder "
+         f"(--on-duplicate error|first to change): {listed}")
+    return out, [], [(name, tuple(renamed[i] for i in group)) for name, group in shared.items()]
 
 
 def file_sha256(path: Path) -> str | None:

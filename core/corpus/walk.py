@@ -15,6 +15,7 @@ index records its roots, so a crafted index can point the staleness check anywhe
 from __future__ import annotations
 
 import os
+import re
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +29,22 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", ".gov", "node_modules", "__pycache__", ".venv"})
 SHOWN_HIDDEN = (".cursor", ".continue", ".claude")
+# A repository's own files, never documents, whatever their suffix: a collection's README
+# (any case), and the licence, notice, attribution, changelog and community files (in
+# capitals, as repositories name them: a lower-case ``security.md`` may be a policy). The
+# harnesses' always-on memory files (AGENTS.md, CLAUDE.md, GEMINI.md) are loaded whole by
+# the harness, not routed.
+_README = re.compile(r"^readme(?:[._-].*)?$", re.IGNORECASE)
+_REPOSITORY_FILE = re.compile(
+    r"^(?:[A-Z0-9_-]*_)?(?:LICEN[CS]E|COPYING|NOTICE|ATTRIBUTIONS?|CHANGELOG|CHANGES|HISTORY"
+    r"|CONTRIBUTING|CONTRIBUTORS|CODE_OF_CONDUCT|SECURITY|AUTHORS|CODEOWNERS|AGENTS|CLAUDE"
+    r"|GEMINI)(?:[._-].*)?$")
+
+
+def repository_file(name: str) -> bool:
+    """Whether the file ``name`` is a repository's own file (README, LICENSE, CHANGELOG,
+    ANTHROPIC_ATTRIBUTION.md, …), never a document."""
+    return _README.match(name) is not None or _REPOSITORY_FILE.match(name) is not None
 
 Warn = Callable[[str], None]
 
@@ -51,12 +68,14 @@ class Walk:
             self.warn(message)
 
     def files(self, root: Path) -> Iterator[Path]:
-        """Candidate files under the folder ``root``, sorted; a skill folder yields only its
-        SKILL.md."""
+        """Candidate files under the folder ``root``, sorted: every SKILL.md at any depth, and
+        every markdown, ``.mdc`` or JSONL file that is not a repository's own file
+        (:func:`repository_file`) nor a skill's supporting file (anything but a SKILL.md
+        in or below a folder that holds one)."""
         real_root = os.path.realpath(root)
         yield from self._folder(root, real_root)
 
-    def _folder(self, folder: Path, real_root: str) -> Iterator[Path]:
+    def _folder(self, folder: Path, real_root: str, in_skill: bool = False) -> Iterator[Path]:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise WalkExpired(str(folder))
         try:
@@ -65,13 +84,14 @@ class Walk:
             raise CorpusError(f"{folder}: cannot read the folder: {exc.strerror or exc}") from None
         key = (info.st_dev, info.st_ino)
         if key in self.visited:
-            self.note(f"skipping {folder}: a link back to a folder already read (a symlink loop)")
+            self.note(f"skipping {folder}: a link to a folder already read (a symlink loop, or "
+                      "two links to one folder); its documents are read once")
             return
         self.visited.add(key)
         skill = folder / "SKILL.md"
         if _regular(skill):
             yield skill
-            return
+            in_skill = True
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as exc:
@@ -82,7 +102,9 @@ class Walk:
             if entry.name in SKIP_DIRS:
                 continue
             path = Path(entry.path)
-            candidate = entry.name.lower().endswith(MARKDOWN_SUFFIXES + JSONL_SUFFIXES)
+            candidate = (not in_skill and entry.name.lower().endswith(MARKDOWN_SUFFIXES
+                                                                        + JSONL_SUFFIXES)
+                         and not repository_file(entry.name))
             try:
                 mode = entry.stat().st_mode  # follows links: a link to a folder is a folder
             except OSError:
@@ -94,7 +116,7 @@ class Walk:
                         and not _inside(os.path.realpath(path), real_root)):
                     self.outside.append(str(path))
                     continue
-                yield from self._folder(path, real_root)
+                yield from self._folder(path, real_root, in_skill)
             elif candidate:
                 if stat.S_ISREG(mode):
                     yield path
@@ -127,7 +149,8 @@ def open_regular(path: Path) -> int:
         raise ParseProblem(f"cannot read the file: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ParseProblem("not a regular file (a FIFO, device or socket); skipped")
+            raise ParseProblem("not a regular file (a FIFO, device or socket); skipped",
+                               reason="not a regular file")
     except BaseException:
         os.close(fd)
         raise
@@ -145,5 +168,6 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
         except OSError as exc:
             raise ParseProblem(f"cannot read the file: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise ParseProblem(f"file is over the {limit:,}-byte limit for {what}")
+        raise ParseProblem(f"file is over the {limit:,}-byte limit for {what}",
+                           reason="too large")
     return data

@@ -41,7 +41,8 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
 def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
     write(tmp_path / "one" / "x.md", POLICY)
     write(tmp_path / "two" / "x.md", POLICY)
-    result = invoke_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"))
+    result = invoke_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"),
+                        "--on-duplicate", "error")
     assert result.returncode == 1
     err = result.stderr.decode()
     assert err.count("\n") == 1 and "duplicate document name 'x'" in err

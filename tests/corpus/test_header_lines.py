@@ -64,4 +64,4 @@ def test_a_corpus_records_why_a_file_was_skipped(tmp_path: Path) -> None:
     (tmp_path / "ok.md").write_text("# Ok\n\n**Agent-trigger:** Something specific.\n")
     corpus = load_corpus([tmp_path], warn=lambda _m: None, base=tmp_path)
     assert corpus.skipped == ["notes.md"]
-    assert corpus.problems == [("notes.md", None, "no **Agent-trigger:** line")]
+    assert corpus.problems == [("notes.md", None, "no **Agent-trigger:** line", "no description")]

@@ -72,7 +72,7 @@ def test_a_fifo_or_device_named_as_the_corpus_is_one_error(tmp_path: Path) -> No
             load_corpus([path], warn=lambda _m: None)
 
 
-def test_yaml_alias_bomb_in_depends_on_is_a_skipped_file(tmp_path: Path) -> None:
+def test_yaml_alias_bomb_in_depends_on_is_read_as_plain_text_never_expanded(tmp_path: Path) -> None:
     lines = ["---", "name: bomb", "description: Rotating keys", "a: &a [x,x,x,x,x,x,x,x,x]"]
     for level in "bcdefgh":
         previous = chr(ord(level) - 1)
@@ -84,8 +84,10 @@ def test_yaml_alias_bomb_in_depends_on_is_a_skipped_file(tmp_path: Path) -> None
     skill(tmp_path, "keys")
     warnings: list[str] = []
     corpus = load_corpus([tmp_path], warn=warnings.append)
-    assert corpus.names == ["keys"]
-    assert any("aliases" in w and "bomb" in w for w in warnings)
+    assert corpus.names == ["bomb", "keys"]
+    bomb = corpus.documents[0]
+    assert bomb.depends_on == ("*h",) * 9  # the alias as written, nothing built from it
+    assert any("aliases" in note for note in bomb.notes)
 
 
 @pytest.mark.parametrize("value, problem", [

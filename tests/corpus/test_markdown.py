@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gov.core.corpus.markdown import ParseProblem, parse_markdown
 from gov.core.corpus.reader import load_corpus
 from tests.corpus.conftest import POLICY, write
 
@@ -44,8 +45,16 @@ def test_trigger_inside_a_code_fence_is_ignored(tmp_path: Path) -> None:
     assert load_corpus([tmp_path]).documents[0].trigger == "me"
 
 
-def test_bad_yaml_is_a_warning_with_the_line(tmp_path: Path) -> None:
+def test_bad_yaml_is_read_leniently_with_a_note_naming_the_line(tmp_path: Path) -> None:
     write(tmp_path / "r.mdc", "---\ndescription: [unclosed\n---\nbody\n")
     warnings: list[str] = []
-    load_corpus([tmp_path], warn=warnings.append, base=tmp_path)
-    assert "r.mdc" in warnings[0] and "YAML" in warnings[0]
+    corpus = load_corpus([tmp_path], warn=warnings.append, base=tmp_path)
+    assert corpus.documents[0].trigger == "[unclosed"
+    (note,) = corpus.documents[0].notes
+    assert "not strict YAML" in note and "line 2" in note
+    assert len(warnings) == 1 and "1 file(s)' front matter read leniently" in warnings[0]
+
+
+def test_strict_yaml_is_still_a_problem_when_not_lenient() -> None:
+    with pytest.raises(ParseProblem, match="not valid YAML"):
+        parse_markdown("---\nglobs: **/*\n---\nbody\n", lenient=False)

@@ -94,12 +94,51 @@ def test_bad_jsonl_documents_name_file_line_and_field(tmp_path: Path, line: byte
     assert "docs.jsonl:2" in str(caught.value) and field in str(caught.value)
 
 
-def test_duplicate_names_name_both_sources(tmp_path: Path) -> None:
+def test_duplicate_names_are_qualified_by_their_folders_in_one_warning(tmp_path: Path) -> None:
     write(tmp_path / "one" / "deploy.md", POLICY)
     write(tmp_path / "two" / "deploy.md", POLICY)
+    write(tmp_path / "one" / "x" / "review.md", POLICY.replace("# Deploying", "# Review"))
+    write(tmp_path / "two" / "x" / "review.md", POLICY.replace("# Deploying", "# Review"))
+    warnings: list[str] = []
+    corpus = load_corpus([tmp_path], base=tmp_path, warn=warnings.append)
+    # The shortest distinguishing folder path: one folder for deploy, two for review.
+    assert sorted(corpus.names) == ["one/deploy", "one/x/review", "two/deploy", "two/x/review"]
+    assert corpus.collisions == [("deploy", ("one/deploy", "two/deploy")),
+                                 ("review", ("one/x/review", "two/x/review"))]
+    assert len(warnings) == 1
+    assert "deploy -> one/deploy, two/deploy" in warnings[0]
+    assert "review -> one/x/review, two/x/review" in warnings[0]
+    by_name = {doc.name: doc for doc in corpus.documents}
+    assert any("two/deploy.md" in note for note in by_name["one/deploy"].notes)
+
+
+def test_on_duplicate_error_names_every_collision_and_first_keeps_the_first(tmp_path: Path) -> None:
+    for folder in ("one", "two"):
+        write(tmp_path / folder / "deploy.md", POLICY)
+        write(tmp_path / folder / "review.md", POLICY.replace("# Deploying", "# Review"))
     with pytest.raises(CorpusError) as caught:
-        load_corpus([tmp_path], base=tmp_path)
-    assert "one/deploy.md" in str(caught.value) and "two/deploy.md" in str(caught.value)
+        load_corpus([tmp_path], base=tmp_path, on_duplicate="error")
+    message = str(caught.value)
+    assert all(f"{folder}/{name}.md" in message for folder in ("one", "two")
+               for name in ("deploy", "review"))
+    corpus = load_corpus([tmp_path], base=tmp_path, on_duplicate="first", warn=lambda _m: None)
+    assert sorted(corpus.names) == ["deploy", "review"]
+    assert {doc.source for doc in corpus.documents} == {"one/deploy.md", "one/review.md"}
+    assert [(skip.file, skip.reason) for skip in corpus.problems] == [
+        ("two/deploy.md", "duplicate name"), ("two/review.md", "duplicate name")]
+
+
+def test_a_skill_is_qualified_by_its_folder_and_same_folder_names_get_a_number(
+        tmp_path: Path) -> None:
+    skill = "---\nname: brand-guidelines\ndescription: Applying the brand's colours.\n---\nBody\n"
+    write(tmp_path / "skills" / "brand-guidelines-anthropic" / "SKILL.md", skill)
+    write(tmp_path / "skills" / "brand-guidelines-community" / "SKILL.md", skill)
+    lines = b'{"name": "x", "trigger": "one"}\n{"name": "x", "trigger": "two"}\n'
+    write(tmp_path / "docs.jsonl", lines)
+    corpus = load_corpus([tmp_path], base=tmp_path, warn=lambda _m: None)
+    names = sorted(corpus.names)
+    assert names[:2] == ["brand-guidelines-anthropic", "brand-guidelines-community"]
+    assert len(names) == 4 and names[2] != names[3] and all("x" in n for n in names[2:])
 
 
 def test_non_utf8_empty_trigger_huge_and_unreadable_files(tmp_path: Path) -> None:
