@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "gov.cli.commands.eval",
     "gov.cli.commands.lint",
     "gov.cli.commands.calibrate",
+    "gov.cli.commands.label",
     "gov.cli.commands.telemetry",
     "gov.cli.commands.serve",
     "gov.cli.commands.mcp",

@@ -17,8 +17,16 @@ HELP = """Choose an operating point (floors, fusion, confidence threshold, secon
 from labelled prompts on stdin: {"prompt": ..., "expected": [names]} per line, [] for a
 prompt no document governs.
 
-Each prompt is scored once; the grid is evaluated by selection alone. Every row is printed
-and the winner marked. The rule: (1) zero false alarms on the negatives is a hard gate
+With fewer than 200 labelled prompts (unless --refit) the label-free point moves only as far
+as held-out folds of the labels support: labelled governed prompts become example lines of
+their documents first, then the gate moves if the folds gain; a one-line summary says what was
+kept and added, the expected top-1 change, and whether --max-fa is proven (an upper bound on
+the false-alarm rate from the ungoverned labels) or how many more ungoverned labels it needs.
+Rows whose "expected" is null or absent (a `gov label` sheet not yet filled in) are skipped
+and counted.
+
+With more labels, each prompt is scored once; the grid is evaluated by selection alone. Every
+row is printed and the winner marked. The rule: (1) zero false alarms on the negatives is a hard gate
 (--max-fa relaxes it), (2) then the highest F1, (3) ties go to the quieter point. No
 survivor: exit 1. --learn also keeps the labelled positives as example surfaces and a
 classifier over embeddings (cross-fitted while measuring), in an array file beside --out.
@@ -85,6 +93,8 @@ def calibrate_command(
     from gov.core.calibration.labelled import read_labelled_jsonl
 
     labelled = read_labelled_jsonl(sys.stdin.buffer)
+    if labelled.unlabelled:
+        conventions.notice(f"skipped {labelled.unlabelled} rows with no 'expected' yet")
     loaded = open_index(index)
     if labelled.negatives == 0:
         conventions.warn("the labelled set has no negatives (expected: []): the false-alarm rate "
@@ -107,7 +117,7 @@ def calibrate_command(
             "every row is above. Add example lines to the documents, relax --max-fa, "
             "or try --learn")
         return 1
-    conventions.notice(_summary(result))
+    conventions.notice(run.summary if run.summary is not None else _summary(result))
     if run.written:
         conventions.notice("wrote " + " and ".join(str(path) for path in run.written))
     else:

@@ -40,6 +40,9 @@ class CalibrationRun:
     unknown_names: list[str]
     score_seconds: float
     grid_seconds: float
+    # With few labels: the one-line decision ("25 labels, 8 ungoverned: kept the default
+    # gate; ...").
+    summary: str | None = None
 
 
 def calibrate_index(
@@ -69,11 +72,16 @@ def calibrate_index(
     target = Path(out) if out is not None else None
     known = set(router.names)
     unknown = sorted({n for names in labelled.expected for n in names} - known)
+    label_free = router.operating_point
+    if (len(labelled.prompts) < FEW_LABELS and not refit and label_free.gate == "background"
+            and router.background is not None):
+        few = _few(router, labelled, target, corpus_id, max_fa, learn, progress)
+        if few is not None:
+            return few
     started = time.perf_counter()
     scores, learned = score(router, labelled, learn=learn, progress=progress)
     scored = time.perf_counter() - started
     started = time.perf_counter()
-    label_free = router.operating_point
     result = None
     if label_free.gate == "background" and router.background is not None and not refit:
         result = grid.nudge(router.names, labelled, scores, base=label_free,
@@ -81,7 +89,13 @@ def calibrate_index(
     # Few labels move the label-free point; a full grid runs with more, or when moving it
     # cannot meet the gate at all.
     if result is None or result.winner is None or len(labelled.prompts) >= FEW_LABELS:
-        full = grid.calibrate(router.names, labelled, scores, max_fa=max_fa,
+        # --max-fa is a promise about unseen prompts: the grid's gate is the most false
+        # alarms among these negatives whose upper bound still keeps it.
+        from gov.core.calibration.few import allowed_false_alarms, negatives_needed
+
+        allowed = allowed_false_alarms(labelled.negatives, max_fa)
+        gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
+        full = grid.calibrate(router.names, labelled, scores, max_fa=gate_fa,
                               lexical_floors=lexical_floors, semantic_floors=semantic_floors,
                               confidence=confidence)
         if result is not None:
@@ -96,6 +110,16 @@ def calibrate_index(
             full = grid.Calibration(result.rows + full.rows, winner, full.rule, max_fa,
                                     full.negatives, full.positives,
                                     result.evaluated + full.evaluated, notes)
+        full.max_fa = max_fa
+        if allowed is None and max_fa > 0:
+            needed = negatives_needed(labelled.negatives, 0, max_fa)
+            full.notes.append(f"{labelled.negatives} ungoverned labels cannot show false alarms "
+                              f"<= {max_fa:g} at the {few_level()} upper bound: the grid held "
+                              f"them to none; label about {needed} more ungoverned prompts")
+        elif allowed is not None:
+            full.notes.append(f"--max-fa {max_fa:g} kept at the {few_level()} upper bound: at "
+                              f"most {allowed} of {labelled.negatives} ungoverned labels may "
+                              "route")
         result = full
     searched = time.perf_counter() - started
     point = None
@@ -117,3 +141,57 @@ def calibrate_index(
             save_operating_point(point, target)
             written.insert(0, target)
     return CalibrationRun(result, point, written, unknown, scored, searched)
+
+
+def few_level() -> str:
+    from gov.core.calibration.few import CONFIDENCE
+
+    return f"{CONFIDENCE:.0%}"
+
+
+def _few(router: Router, labelled: Labelled, target: Path | None, corpus_id: str | None,
+         max_fa: float, learn: bool, progress: Callable[[str], None] | None
+         ) -> CalibrationRun | None:
+    """Few labels: example lines and the gate, each only as far as held-out folds support
+    (:mod:`gov.core.calibration.few`); ``None`` when the prompts cannot be embedded."""
+    from gov.core.calibration import few
+
+    known = set(router.names)
+    unknown = sorted({n for names in labelled.expected for n in names} - known)
+    started = time.perf_counter()
+    if progress:
+        progress(f"scoring {len(labelled.prompts)} prompts")
+    lexical, vectors = router.score_many(labelled.prompts)
+    if vectors is None:
+        return None
+    scored = time.perf_counter() - started
+    started = time.perf_counter()
+    decided = few.calibrate_few(router, labelled, max_fa=max_fa, lexical=lexical,
+                                vectors=vectors)
+    result = few.calibration_of(decided, max_fa, labelled)
+    if learn:
+        result.notes.append("few labels: --learn keeps the example lines and the index's own "
+                            "classifier (a classifier refitted on a few prompts learns their "
+                            "noise)")
+    searched = time.perf_counter() - started
+    written: list[Path] = []
+    learned_file = learned_info = None
+    if decided.kept_examples and target is not None:
+        learned_path = target.with_name(target.stem + ".learned.npz")
+        arrays = few.learned_arrays(router, decided.examples)
+        learned_file = learned_path.name
+        learned_info = arrays.info(save_learned(arrays, learned_path))
+        written.append(learned_path)
+    header = router.header
+    point = grid.finish_point(
+        result, model_id=router.model_id,
+        corpus_id=corpus_id or " ".join(header.roots) or "unnamed",
+        corpus_size=len(router.names), separability=header.separability,
+        labelled=labelled, learned_file=learned_file, learned_info=learned_info)
+    point.provenance["few_labels"] = decided.summary
+    point.provenance["figures"] = ("held out: each labelled prompt scored with the other "
+                                   "folds' example lines and the gate they chose")
+    if target is not None:
+        save_operating_point(point, target)
+        written.insert(0, target)
+    return CalibrationRun(result, point, written, unknown, scored, searched, decided.summary)

@@ -20,6 +20,8 @@ class Labelled:
     prompts: list[str]
     expected: list[frozenset[str]]
     kinds: list[str | None]
+    # Rows whose ``expected`` is null or absent: a labelling sheet's rows nobody labelled yet.
+    unlabelled: int = 0
 
     @property
     def negatives(self) -> int:
@@ -27,8 +29,11 @@ class Labelled:
 
 
 def read_labelled(records: Sequence[tuple[str, Any]]) -> Labelled:
-    """Rows as (where, decoded JSON); a row without prompt or expected is an error there."""
+    """Rows as (where, decoded JSON); a row without a prompt, or whose expected is not a list
+    of names, is an error there. A row whose ``expected`` is null or absent (a ``gov label``
+    sheet's row not labelled yet) is skipped and counted."""
     prompts: list[str] = []
+    unlabelled = 0
     expected: list[frozenset[str]] = []
     kinds: list[str | None] = []
     for where, record in records:
@@ -38,6 +43,9 @@ def read_labelled(records: Sequence[tuple[str, Any]]) -> Labelled:
         if not isinstance(prompt, str):
             raise InputError(f"{where}: field 'prompt' must be a string")
         names = record.get("expected")
+        if names is None:
+            unlabelled += 1
+            continue
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise InputError(f"{where}: field 'expected' must be a list of document names "
                              "([] for a prompt no document governs)")
@@ -46,8 +54,9 @@ def read_labelled(records: Sequence[tuple[str, Any]]) -> Labelled:
         expected.append(frozenset(names))
         kinds.append(kind if isinstance(kind, str) else None)
     if not prompts:
-        raise InputError("no labelled prompts to calibrate on")
-    return Labelled(prompts, expected, kinds)
+        raise InputError("no labelled prompts to calibrate on"
+                         + (f" ({unlabelled} rows have no 'expected' yet)" if unlabelled else ""))
+    return Labelled(prompts, expected, kinds, unlabelled)
 
 
 def read_labelled_jsonl(lines: Iterable[bytes], shown: str = "stdin") -> Labelled:

@@ -1,0 +1,448 @@
+"""A few labels, used where they are safest first, and only as far as held-out folds support.
+
+With fewer than ``FEW_LABELS`` labelled prompts a fitted point learns their noise, so
+``gov calibrate`` starts from the label-free point and takes at most two steps away from it:
+
+1. **example lines**: every labelled governed prompt becomes an example surface of its
+   document (kept in ``STEM.learned.npz`` with the index's own head as the classifier);
+2. **the gate**: the bank share, orphan and confidence floors (``grid.evaluate_row`` with the
+   background), chosen on the other folds under the false-alarm promise and kept only when
+   the held-out fold gains more than one standard error.
+
+Each step is judged on prompts it did not see (5 folds by prompt hash: each prompt is scored
+with the other folds' example lines, and the gate each fold would choose is tried on it), by
+top-1 on the governed prompts less the false-alarm rate on the ungoverned ones.
+
+``--max-fa`` is a promise about unseen prompts: a false-alarm rate counts as kept only when
+its one-sided Clopper-Pearson upper bound (``CONFIDENCE``) from the ungoverned labels is
+under it; with too few ungoverned labels the gate stays as shipped and the summary says how
+many more would be needed. Second routes stay as the label-free point has them unless
+labels name two documents for a prompt (and then only as the moved gate's rule has them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gov.core.calibration.crossfit import FOLDS, fold_of
+from gov.core.calibration.grid import Calibration, Outcome, evaluate_row, expected_matrix
+from gov.core.calibration.labelled import Labelled
+from gov.core.calibration.metrics import f1_score
+from gov.core.calibration.scores import Scores
+from gov.core.routing.confidence import logistic_many
+from gov.core.routing.select import background_features, rank_many
+from gov.core.scoring.learned import LearnedArrays
+from gov.core.scoring.pooling import mix_bodies
+
+if TYPE_CHECKING:
+    from gov.core.routing.background import Background
+    from gov.core.routing.point import OperatingPoint
+    from gov.core.routing.router import Router
+
+# The one-sided level of the false-alarm bound.
+CONFIDENCE = 0.90
+# How much a false alarm costs against a top-1 hit when steps are compared.
+FA_WEIGHT = 1.0
+# Prompts naming two or more documents it takes before labels may change the second route.
+MULTI_LABELS = 5
+
+
+def fa_upper(false_alarms: int, negatives: int, confidence: float = CONFIDENCE) -> float:
+    """The one-sided Clopper-Pearson upper bound on a false-alarm rate seen as
+    ``false_alarms`` of ``negatives``: 1.0 when nothing was seen."""
+    if negatives <= 0 or false_alarms >= negatives:
+        return 1.0
+    tail = 1.0 - confidence
+    if false_alarms == 0:
+        return float(1.0 - tail ** (1.0 / negatives))
+
+    def cdf(p: float) -> float:  # P(X <= false_alarms) for X ~ Binomial(negatives, p)
+        logs = [math.lgamma(negatives + 1) - math.lgamma(i + 1) - math.lgamma(negatives - i + 1)
+                + i * math.log(p) + (negatives - i) * math.log1p(-p)
+                for i in range(false_alarms + 1)]
+        top = max(logs)
+        return math.exp(top) * sum(math.exp(v - top) for v in logs)
+
+    low, high = false_alarms / negatives, 1.0 - 1e-12
+    for _ in range(60):
+        middle = (low + high) / 2
+        if cdf(middle) > tail:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def allowed_false_alarms(negatives: int, max_fa: float,
+                         confidence: float = CONFIDENCE) -> int | None:
+    """The most false alarms among ``negatives`` that still keep ``max_fa`` at the bound
+    (``None``: even none would not)."""
+    if negatives <= 0 or fa_upper(0, negatives, confidence) > max_fa:
+        return None
+    allowed = 0
+    while allowed + 1 < negatives and fa_upper(allowed + 1, negatives, confidence) <= max_fa:
+        allowed += 1
+    return allowed
+
+
+def negatives_needed(negatives: int, false_alarms: int, max_fa: float,
+                     confidence: float = CONFIDENCE) -> int | None:
+    """How many more ungoverned labels, routed at the rate seen so far, would let the bound
+    keep ``max_fa`` (0: it already does; ``None``: at that rate no number would)."""
+    rate = false_alarms / negatives if negatives else 0.0
+    if rate >= max_fa:
+        return None
+
+    def kept(total: int) -> bool:
+        return fa_upper(round(rate * total), total, confidence) <= max_fa
+
+    if negatives and kept(negatives):
+        return 0
+    high = max(negatives, 1)
+    while not kept(high):
+        high *= 2
+        if high > 1_000_000:
+            return None
+    low = max(negatives, 0)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if kept(middle):
+            high = middle
+        else:
+            low = middle
+    return high - negatives
+
+
+@dataclass
+class Examples:
+    """Labelled governed prompts as example surfaces: vectors, owning documents, texts, and
+    the fold of the prompt each came from."""
+
+    vectors: NDArray[np.float32]
+    docs: NDArray[np.int64]
+    texts: list[str]
+    folds: NDArray[np.int64]
+
+    @classmethod
+    def none(cls, dim: int) -> Examples:
+        return cls(np.zeros((0, dim), dtype=np.float32), np.zeros(0, dtype=np.int64), [],
+                   np.zeros(0, dtype=np.int64))
+
+
+def examples_of(index_names: Sequence[str], labelled: Labelled,
+                vectors: NDArray[np.float32]) -> Examples:
+    """Every labelled governed prompt as an example of each document it names."""
+    position = {name: i for i, name in enumerate(index_names)}
+    rows: list[int] = []
+    docs: list[int] = []
+    for row, names in enumerate(labelled.expected):
+        for name in sorted(names):
+            if name in position:
+                rows.append(row)
+                docs.append(position[name])
+    folds = np.array([fold_of(labelled.prompts[r]) for r in rows], dtype=np.int64)
+    return Examples(np.ascontiguousarray(vectors[rows], dtype=np.float32),
+                    np.asarray(docs, dtype=np.int64), [labelled.prompts[r] for r in rows], folds)
+
+
+def example_scores(router: Router, point: OperatingPoint, lexical: NDArray[np.float64],
+                   vectors: NDArray[np.float32], examples: Examples,
+                   exclude: NDArray[np.bool_] | None = None) -> Scores:
+    """Prompts' scores under ``point`` with ``examples`` as further surfaces of their
+    documents, as a route with them would score (the point's pooling and body weight);
+    ``exclude[i, j]``: prompt i does not see example j (its own fold's)."""
+    scorer = router.scorer
+    groups = scorer.groups
+    sims = scorer.surface_similarities(vectors).astype(np.float64)
+    n, documents = lexical.shape
+    counts = np.broadcast_to(groups.counts.astype(np.float64), (n, documents)).copy()
+    best = groups.best(sims)
+    total = groups.total(sims)
+    if examples.docs.size:
+        near = (vectors @ examples.vectors.T).astype(np.float64)
+        seen = np.ones_like(near, dtype=bool) if exclude is None else ~exclude
+        owner = np.zeros((examples.docs.size, documents))
+        owner[np.arange(examples.docs.size), examples.docs] = 1.0
+        total = total + np.where(seen, near, 0.0) @ owner
+        counts = counts + seen.astype(np.float64) @ owner
+        masked = np.where(seen, near, -np.inf)
+        for doc in np.unique(examples.docs):
+            best[:, doc] = np.maximum(best[:, doc], masked[:, examples.docs == doc].max(axis=1))
+    mean = total / counts
+    pooled = {"max": best, "mean": mean, "max_mean": (best + mean) / 2}
+    semantic = pooled[point.semantic_pool]
+    body = scorer.body_similarities(vectors)
+    if body is not None and point.body_surfaces > 0.0 and scorer.body_present is not None:
+        weight = point.body_surfaces / (counts + point.body_surfaces)
+        semantic = mix_bodies(semantic, body.astype(np.float64), scorer.body_present[None, :],
+                              weight)
+    head = scorer.learned_probabilities(vectors)
+    return Scores(lexical, semantic, head, {point.semantic_pool: semantic},
+                  families=router.families)
+
+
+@dataclass
+class Routed:
+    """Each prompt's first route under one point: routed at all, and to an expected document."""
+
+    routed: NDArray[np.bool_]
+    correct: NDArray[np.bool_]
+
+
+def first_routes(point: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
+                 background: Background | None) -> Routed:
+    """Which prompts route, and rightly, under ``point``: the selection of a route (the
+    background gate, the confidence floor, the floors) over scores computed once."""
+    pooled = scores.with_pool(point.semantic_pool, point.body_surfaces)
+    many = rank_many(pooled.lexical, pooled.semantic, point, pooled.learned, pooled.families)
+    n = expected.shape[0]
+    rows = np.arange(n)
+    has1 = many.top1 >= 0
+    routed = has1.copy()
+    if point.gate == "background" and background is not None and pooled.semantic is not None:
+        tops = background.gate_scores(pooled.lexical, pooled.semantic, point).max(axis=1)
+        routed &= tops >= background.threshold(point)[0]
+        if point.confidence_weights and point.min_confidence is not None:
+            head = (np.where(has1, pooled.learned[rows, np.maximum(many.top1, 0)], 0.0)
+                    if pooled.learned is not None else np.zeros(n))
+            features = background_features(background, tops, many.fused1, many.fused2, head)
+            routed &= logistic_many(point.confidence_weights, features) >= point.min_confidence
+    elif (point.confidence_weights and point.min_confidence is not None
+          and pooled.semantic is not None):
+        routed &= logistic_many(point.confidence_weights, many.features) >= point.min_confidence
+    correct = routed & np.asarray(expected[rows, np.maximum(many.top1, 0)], dtype=bool)
+    return Routed(routed, correct)
+
+
+@dataclass
+class Gain:
+    """One step's held-out change, prompt by prompt: top-1 on the governed, false alarms on
+    the ungoverned, and the combined utility with its standard error."""
+
+    top1: float
+    top1_error: float
+    false_alarms: float
+    utility: float
+    error: float
+
+
+def gain(after: Routed, before: Routed, positive: NDArray[np.bool_]) -> Gain:
+    """``after`` against ``before`` on the same prompts (paired)."""
+    negative = ~positive
+    hits = after.correct[positive].astype(float) - before.correct[positive].astype(float)
+    alarms = after.routed[negative].astype(float) - before.routed[negative].astype(float)
+
+    def mean_error(values: NDArray[np.float64]) -> tuple[float, float]:
+        if values.size == 0:
+            return 0.0, 0.0
+        spread = float(values.std(ddof=1)) if values.size > 1 else 0.0
+        return float(values.mean()), spread / math.sqrt(values.size)
+
+    top1, top1_error = mean_error(hits)
+    fa, fa_error = mean_error(alarms)
+    return Gain(top1, top1_error, fa, top1 - FA_WEIGHT * fa,
+                math.sqrt(top1_error ** 2 + (FA_WEIGHT * fa_error) ** 2))
+
+
+@dataclass
+class FewLabels:
+    """What the few-label path decided: the point (with or without example lines), the
+    example surfaces kept, the evidence, and the one-line summary."""
+
+    point: OperatingPoint
+    examples: Examples
+    kept_examples: bool
+    moved_gate: bool
+    expected_top1: float
+    expected_error: float
+    false_alarms: int
+    negatives: int
+    fa_bound: float
+    needed: int | None
+    summary: str
+    notes: list[str]
+    outcome: Outcome
+
+
+def _moved(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_], max_fa: float,
+           background: Background, rows: NDArray[np.bool_], multi: bool
+           ) -> OperatingPoint | None:
+    """The gate the labelled ``rows`` choose under the promise (None: they cannot keep it)."""
+    positive = expected[rows].any(axis=1)
+    negatives = int((~positive).sum())
+    allowed = allowed_false_alarms(negatives, max_fa)
+    if allowed is None or not positive.any():
+        return None
+    subset = Scores(scores.lexical[rows], None if scores.semantic is None
+                    else scores.semantic[rows],
+                    None if scores.learned is None else scores.learned[rows],
+                    families=scores.families)
+    outcome, _ = evaluate_row(base, subset, expected[rows], (allowed + 0.5) / negatives,
+                              False, background)
+    if not outcome.passes_gate:
+        return None
+    point = outcome.point
+    if not multi:  # second routes only where labels show two documents
+        point = point.with_params(top_k=base.top_k, second_ratio=base.second_ratio,
+                                  second_learned_floor=base.second_learned_floor)
+    return point
+
+
+def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
+                  lexical: NDArray[np.float64], vectors: NDArray[np.float32]) -> FewLabels:
+    """Decide, by cross-validation within the labels, how far to move from the label-free
+    point (``lexical`` and ``vectors``: the labelled prompts', scored once)."""
+    base = router.operating_point
+    names = router.names
+    expected = expected_matrix(names, labelled)
+    positive = np.asarray(expected.any(axis=1), dtype=bool)
+    negatives = int((~positive).sum())
+    folds = np.array([fold_of(p) for p in labelled.prompts], dtype=np.int64)
+    examples = examples_of(names, labelled, vectors)
+    background = router.background
+    plain = example_scores(router, base, lexical, vectors, Examples.none(vectors.shape[1]))
+    crossed = example_scores(router, base, lexical, vectors, examples,
+                             folds[:, None] == examples.folds[None, :])
+    default = first_routes(base, plain, expected, background)
+    with_examples = first_routes(base, crossed, expected, background)
+    notes: list[str] = []
+    step = gain(with_examples, default, positive)
+    kept_examples = bool(examples.docs.size) and step.utility >= 0.0
+    current, scores = (with_examples, crossed) if kept_examples else (default, plain)
+    if examples.docs.size and not kept_examples:
+        notes.append(f"example lines left out: on held-out folds they changed top-1 by "
+                     f"{step.top1:+.3f} and false alarms by {step.false_alarms:+.3f}")
+    # The gate: moved on the other folds, tried on each fold in turn.
+    moved_gate = False
+    point = base
+    multi = sum(1 for names_ in labelled.expected if len(names_) > 1) >= MULTI_LABELS
+    can_move = (base.gate == "background" and background is not None
+                and allowed_false_alarms(negatives, max_fa) is not None)
+    if can_move:
+        assert background is not None
+        routed = current.routed.copy()
+        correct = current.correct.copy()
+        for fold in range(FOLDS):
+            held = folds == fold
+            if not held.any():
+                continue
+            moved = _moved(base, scores, expected, max_fa, background, ~held, multi)
+            if moved is None:
+                continue
+            trial = first_routes(moved, _rows(scores, held), expected[held], background)
+            routed[held], correct[held] = trial.routed, trial.correct
+        candidate = Routed(routed, correct)
+        moved_step = gain(candidate, current, positive)
+        fa_now = int(current.routed[~positive].sum())
+        fa_moved = int(candidate.routed[~positive].sum())
+        promise_now = fa_upper(fa_now, negatives) <= max_fa
+        promise_moved = fa_upper(fa_moved, negatives) <= max_fa
+        if promise_moved and (moved_step.utility > moved_step.error or not promise_now):
+            final = _moved(base, scores, expected, max_fa, background,
+                           np.ones(len(labelled.prompts), dtype=bool), multi)
+            if final is not None:
+                moved_gate, point, current = True, final, candidate
+        if not moved_gate:
+            notes.append(f"the gate each fold chose changed held-out top-1 by "
+                         f"{moved_step.top1:+.3f} and false alarms by "
+                         f"{moved_step.false_alarms:+.3f}: not enough to move it")
+    overall = gain(current, default, positive)
+    fa_count = int(current.routed[~positive].sum())
+    bound = fa_upper(fa_count, negatives)
+    needed = negatives_needed(negatives, fa_count, max_fa)
+    outcome = _outcome(point, current, expected, positive, bound <= max_fa)
+    summary = _summary(len(labelled.prompts), negatives, moved_gate, kept_examples,
+                       int(examples.docs.size), overall, fa_count, bound, needed, max_fa)
+    return FewLabels(point, examples, kept_examples, moved_gate, overall.top1,
+                     overall.top1_error, fa_count, negatives, bound, needed, summary, notes,
+                     outcome)
+
+
+def _rows(scores: Scores, rows: NDArray[np.bool_]) -> Scores:
+    return Scores(scores.lexical[rows], None if scores.semantic is None else scores.semantic[rows],
+                  None if scores.learned is None else scores.learned[rows],
+                  families=scores.families)
+
+
+def _outcome(point: OperatingPoint, routed: Routed, expected: NDArray[np.bool_],
+             positive: NDArray[np.bool_], keeps_promise: bool) -> Outcome:
+    """The held-out figures of the chosen step as a grid row (first routes only)."""
+    positives = int(positive.sum())
+    negatives = int((~positive).sum())
+    routes = int(routed.routed.sum())
+    correct = int(routed.correct.sum())
+    labels = int(expected.sum())
+    precision = correct / routes if routes else None
+    recall = correct / labels if labels else None
+    metrics: dict[str, float | None] = {
+        "false_alarm_rate": (float(routed.routed[~positive].sum()) / negatives
+                             if negatives else None),
+        "top1": correct / positives if positives else None,
+        "recall": recall,
+        "precision": precision,
+        "f1": f1_score(precision, recall),
+        "silent_rate": (float((positive & ~routed.routed).sum()) / positives
+                        if positives else None),
+        "routes_per_prompt": routes / len(positive) if len(positive) else 0.0,
+    }
+    return Outcome(point, metrics, routes, keeps_promise)
+
+
+def _summary(prompts: int, negatives: int, moved_gate: bool, kept_examples: bool,
+             example_lines: int, overall: Gain, fa_count: int, bound: float,
+             needed: int | None, max_fa: float) -> str:
+    """One line: what was kept, what was added, what it is expected to do, and the promise."""
+    gate = "moved the gate" if moved_gate else "kept the default gate"
+    added = (f"added {example_lines} example line{'s' if example_lines != 1 else ''}"
+             if kept_examples else "added no example lines")
+    line = (f"{prompts} labels, {negatives} ungoverned: {gate}; {added}; expected top-1 "
+            f"{overall.top1:+.2f} ± {overall.top1_error:.2f}")
+    if bound <= max_fa:
+        line += f"; false alarms ≤ {bound:.2f} at {CONFIDENCE:.0%} ({fa_count} of {negatives})"
+    elif needed is None:
+        line += (f"; false alarms {fa_count} of {negatives} ungoverned: over --max-fa "
+                 f"{max_fa:g} at this rate")
+    elif negatives == 0:
+        line += (f"; --max-fa {max_fa:g} unproven (no ungoverned labels): label about "
+                 f"{needed} ungoverned prompts")
+    else:
+        line += (f"; --max-fa {max_fa:g} unproven ({fa_count} of {negatives} ungoverned "
+                 f"routed, bound {bound:.2f}): label about {needed} more ungoverned prompts")
+    return line
+
+
+def learned_arrays(router: Router, examples: Examples) -> LearnedArrays:
+    """The example lines to save beside the point, with the index's own head as the
+    classifier (a few labels do not refit it)."""
+    names = list(router.names)
+    classifier = router.scorer.classifier
+    dim = examples.vectors.shape[1]
+    if classifier is None:
+        weights = np.zeros((0, dim), dtype=np.float32)
+        bias = np.zeros(0, dtype=np.float32)
+        classifier_names: list[str] = []
+        abstain = False
+    else:
+        weights = np.asarray(classifier[0], dtype=np.float32)
+        bias = np.asarray(classifier[1], dtype=np.float32)
+        classifier_names = [names[int(c)] for c in classifier[2]]
+        abstain = weights.shape[0] > len(classifier_names)
+    return LearnedArrays(examples.vectors, [names[int(d)] for d in examples.docs],
+                         list(examples.texts), weights, bias, classifier_names, abstain)
+
+
+def calibration_of(few: FewLabels, max_fa: float, labelled: Labelled) -> Calibration:
+    """The decision as the calibration result the CLI renders (one row: the chosen step)."""
+    relaxed = "" if max_fa == 0 else f" (--max-fa {max_fa:g})"
+    rule = ("few labels: example lines first, then the gate, each kept only where held-out "
+            "folds gain; the false-alarm promise is kept at the "
+            f"{CONFIDENCE:.0%} upper bound{relaxed}")
+    return Calibration([few.outcome], few.outcome, rule, max_fa, labelled.negatives,
+                       len(labelled.prompts) - labelled.negatives, 2 + FOLDS,
+                       [few.summary, *few.notes])
