@@ -72,17 +72,6 @@ def card_to_artifact(card: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def agent_extension(required: bool = False) -> dict[str, Any]:
-    """The ``AgentExtension`` an agent card lists under ``capabilities.extensions``."""
-    return {
-        "uri": EXTENSION_URI,
-        "description": "Reports each task as a gov task card: an artifact whose data part is "
-        "the card (JSON Schema " + CARD_SCHEMA + ") and whose text part states the outcome.",
-        "required": required,
-        "params": {"cardSchemas": [CARD_SCHEMA]},
-    }
-
-
 def _is_card_part(part: Mapping[str, Any], marked: bool) -> bool:
     """Whether a part carries a card: its metadata names the extension, or its container lists
     the extension and the part holds a card-shaped object."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import os
 import shutil
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+import orjson
 from numpy.typing import NDArray
 
 from gov.core.encode import bundle
@@ -195,7 +195,7 @@ def assemble_bundled_model(target: Path | None = None) -> Path:
         ("tokenizer_config.json", bundle.FASTEMBED_TOKENIZER_CONFIG),
     ):
         temporary = folder / f".{name}.{os.getpid()}.tmp"
-        temporary.write_text(json.dumps(content, indent=2) + "\n")
+        temporary.write_bytes(orjson.dumps(content, option=orjson.OPT_INDENT_2) + b"\n")
         os.replace(temporary, folder / name)
     return folder
 

@@ -76,10 +76,10 @@ BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surf
 
 def bank_prompts() -> list[str]:
     """The background bank shipped with gov."""
-    import json
+    import orjson
 
-    raw = (resources.files("gov.core") / "data" / "background_prompts.jsonl").read_text("utf-8")
-    return [json.loads(line)["prompt"] for line in raw.splitlines() if line.strip()]
+    raw = (resources.files("gov.core") / "data" / "background_prompts.jsonl").read_bytes()
+    return [orjson.loads(line)["prompt"] for line in raw.splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)
