@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "gov.cli.commands.index",
     "gov.cli.commands.route",
     "gov.cli.commands.show",
+    "gov.cli.commands.list",
     "gov.cli.commands.hook",
     "gov.cli.commands.card",
     "gov.cli.commands.eval",

@@ -20,9 +20,16 @@ expected documents the index does not have, and warns about prompts the index's 
 learned from. Near misses (positives that routed nothing) are listed with what they came
 nearest to when the rows were routed with --explain.
 
+Labels may name source files instead of documents (--by source, with -i): each expected
+path matches the documents whose source file it names, one path being a suffix of the
+other at a folder boundary (cct/skills/x/SKILL.md matches skills/x/SKILL.md), so an index
+built from any folder scores labels written against a library's paths.
+
 Example:
 
     gov route -i .gov/index < examples/labelled.jsonl | gov eval
+
+    gov route -i lib.idx < labelled.jsonl | gov eval --by source -i lib.idx
 
     gov route -i .gov/index --explain < examples/labelled.jsonl | gov eval
 """
@@ -45,15 +52,21 @@ def eval_command(
     index: Annotated[Path | None, typer.Option(
         "--index", "-i", help="Index whose document names the labels should use.",
         dir_okay=False)] = None,
+    by: Annotated[str, typer.Option("--by", metavar="name|source", help="What the labels name: documents (name, the default) or their source files (source; needs -i).")] = "name",
     *,
     view: options.Output,
 ) -> int:
     if source is None and conventions.is_tty(sys.stdin):
         raise UsageError("no input: pipe the output of gov route over labelled prompts, "
                          "e.g. gov route -i IDX < labelled.jsonl | gov eval")
-    from gov.core.calibration.metrics import evaluate_jsonl
+    if by not in ("name", "source"):
+        raise UsageError(f"--by must be name or source, not {by!r}")
+    if by == "source" and index is None:
+        raise UsageError("--by source needs -i INDEX: the index maps documents to their files")
+    from gov.core.calibration.metrics import SourceLabels, evaluate_jsonl
 
     known = None
+    sources = None
     learned: frozenset[str] = frozenset()
     if index is not None:
         from gov.core.index.fileformat import read_header
@@ -62,6 +75,10 @@ def eval_command(
         known = read_document_names(index)
         stored_point = read_header(index).get("operating_point") or {}
         learned = frozenset((stored_point.get("learned") or {}).get("texts") or ())
+        if by == "source":
+            from gov.core.index.stored import open_stored
+
+            sources = SourceLabels((doc.name, doc.source) for doc in open_stored(index).documents)
     where_name = str(source) if source is not None else "stdin"
     try:
         stream = source.open("rb") if source is not None else sys.stdin.buffer
@@ -69,7 +86,7 @@ def eval_command(
         raise InputError(f"{source}: cannot read: {exc.strerror or exc}") from None
     with stream:
         report = evaluate_jsonl(stream, shown=where_name, known_names=known,
-                                learned_prompts=learned)
+                                learned_prompts=learned, sources=sources)
     errors = report.errors
     if report.learned_from:
         conventions.warn(f"{report.learned_from} of the prompts were learned from by the index's "
@@ -77,7 +94,8 @@ def eval_command(
     if errors:
         conventions.warn(f"{errors} row(s) were route errors and are not counted")
     if report.unknown_names:
-        conventions.warn("expected names the index has no document for (they can never be "
+        what = "paths" if sources is not None else "names"
+        conventions.warn(f"expected {what} the index has no document for (they can never be "
                          f"found): {', '.join(report.unknown_names)}")
     reporters.report(view.format, EvalView(report.to_json()))
     return 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -13,7 +13,7 @@ from gov.cli.resolve import index_path, load_point, output_path
 from gov.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from gov.core.corpus.reader import OnDuplicate
+    from gov.core.corpus.document import Corpus
 
 HELP = """Build the index file that routing reads, from folders of documents.
 
@@ -62,6 +62,7 @@ def index_command(
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: none (default), documents sharing a Family line (declared), or also clusters of near-duplicates (auto).")] = "none",
     on_duplicate: Annotated[str, typer.Option("--on-duplicate", metavar="qualify|error|first", help="Documents sharing a name: qualify each by its folder (default), stop with an error listing them, or keep the first.")] = "qualify",
+    list_skipped: Annotated[bool, typer.Option("--skipped", help="After building, list every file left out with its reason (gov list --skipped lists them later).")] = False,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
     *,
     view: options.Output,
@@ -90,7 +91,7 @@ def index_command(
     if on_duplicate not in ON_DUPLICATE:
         raise UsageError(f"--on-duplicate must be qualify, error or first, not {on_duplicate!r}")
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn,
-                         on_duplicate=cast("OnDuplicate", on_duplicate))
+                         on_duplicate=on_duplicate)
     duplicates = None
     if families == "auto":
         from gov.core.lint.config import find_config, load_config
@@ -127,6 +128,10 @@ def index_command(
         "documents": header.corpus.size,
         "retired": list(header.corpus.retired),
         "skipped": list(header.corpus.skipped),
+        "candidates": corpus.candidates,
+        "problems": [skip._asdict() for skip in corpus.problems],
+        "collisions": {name: list(names) for name, names in corpus.collisions},
+        "lenient": len(corpus.lenient),
         "surfaces": build["surfaces"],
         "reused_vectors": build["reused_vectors"],
         "cached_vectors": build.get("cached_vectors", 0),
@@ -140,7 +145,6 @@ def index_command(
         "background": header.background,
     }
     retired: list[str] = summary["retired"]
-    skipped: list[str] = summary["skipped"]
     reasons: list[str] = summary["divergence"]
     lines = [
         f"indexed {summary['documents']} documents ({build['surfaces']} surfaces) -> {target}",
@@ -171,12 +175,28 @@ def index_command(
                      f" take one route each{auto}")
     if retired:
         lines.append(f"  left out (status): {', '.join(retired)}")
-    if skipped:
-        lines.append(f"  skipped (no trigger): {', '.join(skipped)}")
+    if list_skipped:
+        lines.extend(f"  skipped {skip.file}" + (f":{skip.line}" if skip.line else "")
+                     + f": {skip.reason}: {skip.problem}" for skip in corpus.problems)
     for reason in reasons:
         lines.append(f"  divergence: {reason}")
     _emit(summary, out_format, "\n".join(lines))
+    conventions.notice(closing_line(corpus))
     return 0
+
+
+def closing_line(corpus: Corpus) -> str:
+    """``indexed 1,612 documents from 1,666 candidate files; 54 skipped (40 no description,
+    14 not UTF-8)``: what one build kept and left out, in one line."""
+    kept = len(corpus.documents)
+    line = f"indexed {kept:,} document{'s' if kept != 1 else ''}"
+    if corpus.retired:
+        line += f" ({len(corpus.retired):,} more retired)"
+    line += f" from {corpus.candidates:,} candidate file{'s' if corpus.candidates != 1 else ''}"
+    if corpus.problems:
+        reasons = ", ".join(f"{count:,} {reason}" for reason, count in corpus.reasons.items())
+        line += f"; {len(corpus.problems):,} skipped ({reasons}); gov list --skipped lists them"
+    return line
 
 
 class SummaryView:

@@ -9,7 +9,7 @@ top-1 and false alarms count only the routes the router chose.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,8 +166,47 @@ def _names(value: Any, field_name: str, where: str) -> list[str]:
     return value
 
 
-def parse_row(record: Any, where: str) -> Row | None:
-    """A routed row as a :class:`Row`; ``None`` for an error row that ``gov route`` wrote."""
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(part for part in path.replace("\\", "/").split("/") if part not in ("", "."))
+
+
+class SourceLabels:
+    """Labels given as source paths, read as the document names of an index: a path names
+    every document whose source file it matches, one being a suffix of the other at a path
+    component (``cct/skills/x/SKILL.md`` matches ``skills/x/SKILL.md`` and
+    ``../lib/cct/skills/x/SKILL.md``). A path that matches no document stays as written,
+    so its row still counts as governed (and can never be found)."""
+
+    def __init__(self, sources: Iterable[tuple[str, str]]) -> None:
+        self.whole: dict[tuple[str, ...], set[str]] = {}  # a source's parts -> names
+        self.tails: dict[tuple[str, ...], set[str]] = {}  # every tail of a source -> names
+        for name, source in sources:
+            parts = _parts(source)
+            if not parts:
+                continue
+            self.whole.setdefault(parts, set()).add(name)
+            for start in range(len(parts)):
+                self.tails.setdefault(parts[start:], set()).add(name)
+        self.unmatched: set[str] = set()
+
+    def names(self, path: str) -> list[str]:
+        parts = _parts(path)
+        found = set(self.tails.get(parts, ()))  # the label is a tail of a source
+        for start in range(1, len(parts)):  # a source is a tail of the label
+            found.update(self.whole.get(parts[start:], ()))
+        if not found:
+            self.unmatched.add(path)
+            return [path]
+        return sorted(found)
+
+    def __call__(self, paths: Iterable[str]) -> list[str]:
+        return [name for path in paths for name in self.names(path)]
+
+
+def parse_row(record: Any, where: str,
+              labels: Callable[[Iterable[str]], list[str]] | None = None) -> Row | None:
+    """A routed row as a :class:`Row`; ``None`` for an error row that ``gov route`` wrote.
+    ``labels`` reads ``expected`` and ``sibling`` as names (e.g. :class:`SourceLabels`)."""
     if not isinstance(record, dict):
         raise InputError(f"{where}: expected a JSON object (a row that gov route wrote)")
     if "error" in record and "routes" not in record:
@@ -176,6 +215,9 @@ def parse_row(record: Any, where: str) -> Row | None:
         raise InputError(f"{where}: field 'expected' is missing (label the prompt with the "
                          "documents that govern it, [] for none)")
     expected = _names(record["expected"], "expected", where)
+    siblings = _names(record.get("sibling"), "sibling", where)
+    if labels is not None:
+        expected, siblings = labels(expected), labels(siblings)
     routes = record.get("routes")
     if not isinstance(routes, list):
         raise InputError(f"{where}: field 'routes' is missing; pipe the rows through gov route")
@@ -190,7 +232,7 @@ def parse_row(record: Any, where: str) -> Row | None:
     return Row(
         expected=frozenset(expected),
         routed=tuple(chosen),
-        siblings=frozenset(_names(record.get("sibling"), "sibling", where)),
+        siblings=frozenset(siblings),
         family=family if isinstance(family, str) else None,
         kind=kind if isinstance(kind, str) else None,
         dependencies=tuple(dependencies),
@@ -212,10 +254,13 @@ def evaluate(rows: Iterable[Row], known_names: Sequence[str] | None = None,
 
 def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
                    known_names: Sequence[str] | None = None,
-                   learned_prompts: Collection[str] = ()) -> Report:
+                   learned_prompts: Collection[str] = (),
+                   sources: SourceLabels | None = None) -> Report:
     """``gov eval``: tally the routed, labelled JSONL rows of ``lines`` (``shown`` names the
     source in errors); route-error rows are counted apart, never scored. Rows whose prompt
-    is among ``learned_prompts`` (what the point learned from) are counted, to warn."""
+    is among ``learned_prompts`` (what the point learned from) are counted, to warn. With
+    ``sources``, labels are source paths (``gov eval --by source``); the paths no document
+    matches are the report's ``unknown_names``."""
     from gov.core.jsonl import read_lines
 
     rows = []
@@ -225,7 +270,7 @@ def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
         where = f"{shown} line {line.number}"
         if line.error is not None:
             raise InputError(f"{where}: {line.error}")
-        row = parse_row(line.value, where)
+        row = parse_row(line.value, where, sources)
         if row is None:
             errors += 1
         else:
@@ -235,7 +280,9 @@ def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
                 near.append(near_miss(line.value, row))
     if not rows:
         raise InputError(f"{shown}: no routed rows to evaluate")
-    report = evaluate(rows, known_names, errors)
+    report = evaluate(rows, known_names if sources is None else None, errors)
+    if sources is not None:
+        report.unknown_names = sorted(sources.unmatched)
     report.learned_from = learned
     report.near_misses = near
     return report

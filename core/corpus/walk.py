@@ -34,7 +34,7 @@ SHOWN_HIDDEN = (".cursor", ".continue", ".claude")
 # capitals, as repositories name them: a lower-case ``security.md`` may be a policy). The
 # harnesses' always-on memory files (AGENTS.md, CLAUDE.md, GEMINI.md) are loaded whole by
 # the harness, not routed.
-_README = re.compile(r"^readme(?:[._-].*)?$", re.IGNORECASE)
+_README = re.compile(r"^readme(?:[._-][a-z]{2}(?:[-_][a-z]{2,4})?)?(?:\.[a-z]+)?$", re.IGNORECASE)
 _REPOSITORY_FILE = re.compile(
     r"^(?:[A-Z0-9_-]*_)?(?:LICEN[CS]E|COPYING|NOTICE|ATTRIBUTIONS?|CHANGELOG|CHANGES|HISTORY"
     r"|CONTRIBUTING|CONTRIBUTORS|CODE_OF_CONDUCT|SECURITY|AUTHORS|CODEOWNERS|AGENTS|CLAUDE"
@@ -42,8 +42,11 @@ _REPOSITORY_FILE = re.compile(
 
 
 def repository_file(name: str) -> bool:
-    """Whether the file ``name`` is a repository's own file (README, LICENSE, CHANGELOG,
-    ANTHROPIC_ATTRIBUTION.md, …), never a document."""
+    """Whether the file ``name`` is a repository's own file (README.md, README.zh-CN.md,
+    LICENSE, CHANGELOG.md, ANTHROPIC_ATTRIBUTION.md, …), never a document (a ``.mdc`` file
+    always is one)."""
+    if name.lower().endswith(".mdc"):  # a Cursor rule is a rule, whatever its name
+        return False
     return _README.match(name) is not None or _REPOSITORY_FILE.match(name) is not None
 
 Warn = Callable[[str], None]

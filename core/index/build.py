@@ -185,6 +185,8 @@ def build(
             skipped=tuple(corpus.skipped),
             stamps=tuple(corpus.stamps),
             base=str(base_path.resolve()),
+            problems=tuple(corpus.problems),
+            notes=tuple((doc.name, note) for doc in documents for note in doc.notes),
         ),
         roots=tuple(corpus.roots),
         lexical_rows=lexical.n_rows,

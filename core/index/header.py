@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from gov.core.corpus.document import FileStamp
+from gov.core.corpus.document import FileStamp, Skip
 from gov.core.errors import IndexLoadError
 from gov.core.index.fileformat import rebuild_hint
 
@@ -38,6 +38,9 @@ class CorpusInfo:
     skipped: tuple[str, ...] = ()
     stamps: tuple[FileStamp, ...] = ()
     base: str = "."
+    # Why each skipped file was skipped, and the documents read with a note (name, note).
+    problems: tuple[Skip, ...] = ()
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class IndexHeader:
                 "skipped": list(self.corpus.skipped),
                 "stamps": [[s.path, s.size, s.mtime_ns, s.sha256] for s in self.corpus.stamps],
                 "base": self.corpus.base,
+                "problems": [list(skip) for skip in self.corpus.problems],
+                "notes": [list(note) for note in self.corpus.notes],
             },
             "roots": list(self.roots),
             "lexical": {"ngram_range": list(self.ngram_range), "rows": self.lexical_rows},
@@ -129,6 +134,10 @@ class IndexHeader:
             skipped=check.strings(corpus_raw, "corpus.skipped"),
             stamps=tuple(stamps),
             base=check.optional_string(corpus_raw, "corpus.base") or ".",
+            problems=tuple(Skip(*item) for item in check.rows(
+                corpus_raw, "corpus.problems", (str, int | None, str, str))),
+            notes=tuple((item[0], item[1]) for item in check.rows(
+                corpus_raw, "corpus.notes", (str, str))),
         )
         lexical = check.object(raw, "lexical")
         ngrams = check.list(lexical, "lexical.ngram_range")
@@ -212,6 +221,17 @@ class _Checker:
         if not isinstance(value, list):
             raise self.bad(name, "must be a list")
         return value
+
+    def rows(self, parent: dict[str, Any], name: str, types: tuple[Any, ...]
+             ) -> tuple[tuple[Any, ...], ...]:
+        """An optional list of fixed-length rows, each item of its type (bools are not ints)."""
+        values = self.list(parent, name, required=False)
+        for row in values:
+            if (not isinstance(row, list) or len(row) != len(types)
+                    or any(isinstance(v, bool) or not isinstance(v, t)
+                           for v, t in zip(row, types, strict=True))):
+                raise self.bad(name, f"must hold rows of {len(types)} values")
+        return tuple(tuple(row) for row in values)
 
     def strings(self, parent: dict[str, Any], name: str) -> tuple[str, ...]:
         values = self.list(parent, name, required=False)

@@ -36,7 +36,7 @@ from gov.core.lint.overlap import overlap_findings
 from gov.core.lint.shadowed import ShadowFinder
 from gov.core.routing.router import Router
 
-Problems = Sequence[tuple[str, int | None, str]]
+Problems = Sequence[tuple[str, int | None, str] | tuple[str, int | None, str, str]]
 
 
 def _shown(path: Path) -> str:
@@ -68,13 +68,18 @@ def _documents(stored: StoredIndex, corpus: Corpus | None) -> list[LintDocument]
 
 
 def problem_findings(problems: Problems, config: LintConfig) -> list[Finding]:
-    """Files the reader skipped: no trigger (trigger-missing), or unreadable."""
+    """Files the reader skipped: no description (trigger-missing), or unreadable (not UTF-8,
+    binary, too large, malformed front matter). Files that are not documents (a README, a
+    LICENSE, a skill's supporting files) never reach here: the reader does not read them."""
     out = []
-    for file, line, problem in problems:
-        missing = ("no **Agent-trigger:**" in problem or "no 'description'" in problem
-                   or "trigger is empty" in problem)
+    for skip in problems:
+        file, line, problem = skip[0], skip[1], skip[2]
+        reason = skip[3] if len(skip) > 3 else None
+        missing = (reason == "no description" if reason is not None else
+                   ("no **Agent-trigger:**" in problem or "no 'description'" in problem
+                    or "trigger is empty" in problem))
         rule = "trigger-missing" if missing else "unreadable"
-        if not config.enabled(rule):
+        if reason == "duplicate name" or not config.enabled(rule):
             continue
         fix = ("add an **Agent-trigger:** line (or a front matter 'description') saying when it "
                "applies" if missing else "fix the file so gov can read it")
@@ -281,7 +286,10 @@ def lint_index(index: StoredIndex | str | os.PathLike[str], *,
         run.problems(corpus.problems)
         retired = {doc.name for doc in corpus.retired}
     else:
-        run.problems([(_shown(stored.base / path), None, "no trigger line, or unreadable "
+        kept = stored.header.corpus.problems
+        run.problems([(_shown(stored.base / skip.file), skip.line, skip.problem, skip.reason)
+                      for skip in kept] if kept else
+                     [(_shown(stored.base / path), None, "no trigger line, or unreadable "
                        "(run gov lint on the folder for the reason)")
                       for path in stored.header.corpus.skipped])
         retired = set(stored.header.corpus.retired)

@@ -29,13 +29,13 @@ def test_index_and_show_commands(tmp_path: Path) -> None:
     shown = run_gov("show", "on-call", "-i", str(target))
     assert shown.stdout.decode() == (POLICIES / "on-call.md").read_text()
     unknown = run_gov("show", "nope", "-i", str(target))
-    assert unknown.returncode == 1 and "no document named 'nope' among the index's 22" in (
+    assert unknown.returncode == 2 and "no document named 'nope' among the index's 22" in (
         unknown.stderr.decode())
     typo = run_gov("show", "deploymnet", "-i", str(target))
-    assert typo.returncode == 1 and "did you mean deployment" in typo.stderr.decode()
+    assert typo.returncode == 2 and "did you mean deployment" in typo.stderr.decode()
     assert "access-control" not in typo.stderr.decode()  # the nearest names, not all 22
     retired = run_gov("show", "legacy-release-train", "-i", str(target))
-    assert retired.returncode == 1 and "is retired" in retired.stderr.decode()
+    assert retired.returncode == 2 and "is retired" in retired.stderr.decode()
 
 
 def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
@@ -43,7 +43,7 @@ def test_cli_index_reports_a_bad_corpus_in_one_line(tmp_path: Path) -> None:
     write(tmp_path / "two" / "x.md", POLICY)
     result = invoke_gov("index", str(tmp_path), "-o", str(tmp_path / "idx"),
                         "--on-duplicate", "error")
-    assert result.returncode == 1
+    assert result.returncode == 2  # an input error
     err = result.stderr.decode()
     assert err.count("\n") == 1 and "duplicate document name 'x'" in err
     assert "Traceback" not in err
@@ -113,9 +113,10 @@ def test_cli_index_says_when_it_leaves_bodies_out_for_size(
     left = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "left"), "--format", "json")
     assert left.returncode == 0, left.stderr
     assert json.loads(left.stdout)["bodies"] is None
-    assert left.stderr.decode() == ("gov: warning: bodies left out: 22 documents is over 21, "
-                                    "where embedding them would be most of the build; gov index "
-                                    "--bodies embeds them\n")
+    warning, closing = left.stderr.decode().splitlines()
+    assert warning == ("gov: warning: bodies left out: 22 documents is over 21, where embedding "
+                       "them would be most of the build; gov index --bodies embeds them")
+    assert closing.startswith("gov: indexed 22 documents")
     asked = invoke_gov("index", str(POLICIES), "-o", str(tmp_path / "asked"), "--bodies",
                        "--format", "json")
     assert asked.returncode == 0 and b"bodies left out" not in asked.stderr
