@@ -27,7 +27,8 @@ def test_the_grid_is_searched_and_the_winner_saved_with_its_provenance(fake_inde
     # Fewer than FEW_LABELS prompts: the label-free point is moved (one row), not refitted.
     assert len(labelled.prompts) < FEW_LABELS
     assert len(run.result.rows) == 1 and run.result.winner is not None
-    assert any(note.startswith("few labels") for note in run.result.notes)
+    assert run.summary is not None and run.result.notes[0] == run.summary
+    assert run.summary.startswith("134 labels, 30 ungoverned: ")
     assert run.written == [out] and run.unknown_names == []
     point = load_operating_point(out)
     assert run.point is not None and point.params() == run.point.params()
