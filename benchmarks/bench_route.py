@@ -15,7 +15,7 @@ Each figure is printed beside its target and the ratio measured / target::
     memory      peak RSS of the streaming route process: <= 400 MB
 
 The oiax figure comes from ``benchmarks/results/oiax_baseline.json`` (written by
-``benchmarks/oiax_baseline.py``); without that file 185 prompts/s is assumed and the output
+``benchmarks/oiax_baseline.py`` at 87bd3aa, since removed); without that file 185 prompts/s is assumed and the output
 says so. The machine is small (two cores) and may be shared, so every timing is taken three
 times and the median reported, and the load average is printed and saved with the figures.
 Beside each wall time the process's CPU time (user + system) is shown: it is the steadier

@@ -16,7 +16,7 @@ routed by ``Router.route_many`` under three operating points:
   two routed, max pooling, no abstention beyond the floors. gov's surfaces are each
   document's trigger *and* its example lines, while oiax reads trigger lines only; the
   ``oiax, triggers`` column applies the same fusion (gov's kernel) to trigger lines
-  alone, as oiax does (``benchmarks/oiax_baseline.py`` runs oiax itself on the dev sets).
+  alone, as oiax does (``benchmarks/results/oiax_baseline.json``: oiax itself on the dev sets).
 * **new default**: the shipped default (``core/data/operating_point.json``).
 
 Corpora: ``examples/`` (policies + labelled.jsonl), the clinc150, banking77_oos and

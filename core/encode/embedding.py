@@ -81,7 +81,7 @@ class OnnxEncoder:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # A memory plan is kept per input shape, and every length group is a new shape:
             # on 1,354 skill descriptions plans cost 85 MB at 2,048-token runs and 33 MB at
-            # 512, and saved no time (``benchmarks/bench_encoder.py``).
+            # 512, and saved no time (docs/scale.md, "Cold builds").
             options.enable_mem_pattern = False
             if threads:
                 options.intra_op_num_threads = threads
@@ -148,7 +148,7 @@ class OnnxEncoder:
 _RUN_COST_TOKENS = 16
 # Tokens of one run at most (rows × width): attention grows with rows × width². On 1,354
 # skill descriptions the encoder peaked at 508 MB with 2,048 and 317 MB with 512, in about
-# the same CPU (``benchmarks/bench_encoder.py``). The vectors do not depend on it.
+# the same CPU (docs/scale.md, "Cold builds"). The vectors do not depend on it.
 _RUN_TOKENS = 512
 # Texts tokenized and sorted by length together, in batches: bounds the padded arrays.
 _SORT_WINDOW = 32
