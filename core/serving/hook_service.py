@@ -4,20 +4,8 @@ A hook process runs on every prompt and every tool call, so it should cost littl
 than starting Python. It therefore parses nothing: it sends its argv, working folder, a
 few environment variables, its start time and its stdin, as they are, and prints what
 comes back. The server runs the whole turn (:func:`gov.core.serving.hook_turn.run`),
-keeps the session memory, and records telemetry after the answer is sent.
-
-The framing is binary, not the JSON lines of the other requests (the client would pay for
-importing ``json``), and starts with :data:`MAGIC`, so one peeked byte tells the two apart::
-
-    request: MAGIC NUL count NUL field NUL ... field NUL stdin-bytes      (to EOF)
-    reply:   MAGIC NUL status NUL signature NUL stderr-line NUL stdout-bytes   (to EOF)
-
-Fields are ``start=FLOAT`` (the process start on the shared monotonic ``perf_counter``
-clock), ``cwd=PATH``, ``env:NAME=VALUE`` for :data:`~gov.core.serving.hook_turn.ENV_KEYS`
-and ``arg=ARG`` per argument, as file-system bytes. The status is ``ok``; anything else
-(or no reply) makes the client run the turn in-process. The signature is the server's
-installation and version (:func:`gov.core.serving.identity.signature`): a client takes a
-reply only with its own.
+keeps the session memory, and records telemetry after the answer is sent. The request,
+the reply, their limits and framing are :mod:`gov.core.serving.wire`'s.
 """
 
 from __future__ import annotations
@@ -26,10 +14,12 @@ import contextlib
 import os
 import socket
 import threading
+import time
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from gov.core.serving.hook_turn import ENV_KEYS, MAX_STDIN, Turn, catalogue_of, run
+from gov.core.serving import wire
+from gov.core.serving.hook_turn import ENV_KEYS, Turn, catalogue_of, run
 from gov.core.serving.identity import signature
 from gov.core.serving.reads import Catalogue
 from gov.core.serving.sessions import Session, SessionFiles, SessionStore
@@ -37,63 +27,26 @@ from gov.core.telemetry import JsonlSink
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
+    from gov.core.serving.server import ServerState
 
-MAGIC = b"GOVHOOK1"
-MAX_REQUEST = MAX_STDIN + 1 + 256 * 1024  # the stdin cap, plus argv and paths
-
-
-class HookRequest:
-    """A decoded hook request."""
-
-    __slots__ = ("argv", "cwd", "environ", "payload", "start")
-
-    def __init__(self, argv: list[str], cwd: str, environ: dict[str, str], start: float,
-                 payload: bytes) -> None:
-        self.argv = argv
-        self.cwd = cwd
-        self.environ = environ
-        self.start = start
-        self.payload = payload
+MAGIC = wire.MAGIC
+READ_SECONDS = 10.0  # a request arrives whole within this, or it is dropped
 
 
-def decode_request(data: bytes) -> HookRequest:
+def decode_request(data: bytes) -> wire.HookRequest:
     """A request from its bytes; ValueError when they are not one."""
-    magic, count, rest = data.split(b"\0", 2)
-    if magic != MAGIC or not count.isdigit() or int(count) > 4096:
-        raise ValueError("not a hook request")
-    parts = rest.split(b"\0", int(count))
-    if len(parts) != int(count) + 1:
-        raise ValueError("truncated hook request")
-    argv: list[str] = []
-    cwd, start, environ = "", None, {}
-    for field in parts[:-1]:
-        key, eq, value = field.partition(b"=")
-        if not eq:
-            raise ValueError("bad field")
-        text = os.fsdecode(value)
-        if key == b"arg":
-            argv.append(text)
-        elif key == b"cwd":
-            cwd = text
-        elif key == b"start":
-            start = float(text)
-        elif key.startswith(b"env:") and key[4:].decode() in ENV_KEYS:
-            environ[key[4:].decode()] = text
-    if not os.path.isabs(cwd) or start is None:
-        raise ValueError("a hook request needs an absolute cwd and a start time")
-    return HookRequest(argv, cwd, environ, start, parts[-1])
+    return wire.HookRequest.decode(data, ENV_KEYS)
 
 
 def encode_reply(turn: Turn) -> bytes:
-    return (MAGIC + b"\0ok\0" + signature() + b"\0"
-            + turn.stderr.encode("utf-8", "replace").replace(b"\0", b" ") + b"\0" + turn.stdout)
+    return wire.HookReply(b"ok", signature(), turn.stderr, turn.stdout).encode()
 
 
 class _Nowhere:
     """The sink for a hook process that has telemetry off (the server's own setting is not
     the hook's)."""
 
-    def emit(self, event: dict[str, Any]) -> None:
+    def emit(self, event: dict[str, object]) -> None:
         return None
 
 
@@ -103,14 +56,14 @@ class ServerBackend:
     attempts = 1
     memory = True
 
-    def __init__(self, state: Any, sessions: SessionStore) -> None:
+    def __init__(self, state: ServerState, sessions: SessionStore) -> None:
         self.state = state
         self.sessions: SessionStore | None = sessions
 
     def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer:
         loaded = self.state.index(index, point)
         with self.state.route_lock:
-            return loaded.route(prompt, record=False)  # type: ignore[no-any-return]
+            return loaded.route(prompt, record=False)
 
     def names(self, index: str, point: str | None) -> list[str]:
         return list(self.state.index(index, point).names)
@@ -132,12 +85,12 @@ class ServerBackend:
             return None
 
 
-_catalogues: weakref.WeakKeyDictionary[Any, Catalogue] = weakref.WeakKeyDictionary()
-_stores: weakref.WeakKeyDictionary[Any, SessionStore] = weakref.WeakKeyDictionary()
+_catalogues: weakref.WeakKeyDictionary[object, Catalogue] = weakref.WeakKeyDictionary()
+_stores: weakref.WeakKeyDictionary[ServerState, SessionStore] = weakref.WeakKeyDictionary()
 _stores_lock = threading.Lock()
 
 
-def sessions_of(state: Any) -> SessionStore:
+def sessions_of(state: ServerState) -> SessionStore:
     """The session memory of one running server (made on its first hook turn)."""
     with _stores_lock:
         store = _stores.get(state)
@@ -161,27 +114,16 @@ def is_hook_request(sock: socket.socket) -> bool:
         return False
 
 
-def _read_all(sock: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = sock.recv(1 << 18)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_REQUEST:
-            raise ValueError("hook request too large")
-        chunks.append(chunk)
-
-
-def answer(state: Any, sock: socket.socket) -> None:
-    """Serve one hook connection: run the turn, send the reply, then record and remember."""
+def answer(state: ServerState, sock: socket.socket) -> int:
+    """Serve one hook connection: run the turn, send the reply, then record and remember.
+    Return the request's size."""
     try:
-        request = decode_request(_read_all(sock))
+        data = wire.read_request(sock, time.monotonic() + READ_SECONDS)
+        request = decode_request(data)
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
-            sock.sendall(MAGIC + b"\0bad\0\0")  # the client runs the turn itself
-        return
+            sock.sendall(wire.HookReply(b"bad", b"").encode())
+        return 0
     path = request.environ.get("GOV_TELEMETRY_PATH", "").strip()
     sink = JsonlSink(os.path.expanduser(path)) if path else _Nowhere()
     turn = run(request.argv, request.payload, cwd=request.cwd, environ=request.environ,
@@ -190,6 +132,7 @@ def answer(state: Any, sock: socket.socket) -> None:
         sock.sendall(encode_reply(turn))
         sock.shutdown(socket.SHUT_WR)
         delivered = True
-    except OSError:  # the client gave up waiting and answered in-process
+    except OSError:  # the client gave up waiting
         delivered = False
     turn.finish(delivered)
+    return len(data)

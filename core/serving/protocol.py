@@ -23,10 +23,14 @@ import stat
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gov.core.errors import GovError
 from gov.core.serving import identity as ident
+from gov.core.serving import wire
+
+if TYPE_CHECKING:
+    import subprocess
 
 MAX_MESSAGE = 8 * 1024 * 1024
 DEFAULT_IDLE_SECONDS = 30 * 60
@@ -190,15 +194,106 @@ def retire_stale(folder: Path) -> int:
     return told
 
 
-def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
-    """Start ``gov serve`` detached, unless one was started moments ago; never raises."""
+SPAWN_QUIET_SECONDS = 15.0  # a server spawned this recently is still starting
+
+# What a hook does after the warm server failed its turn (see :func:`recover`).
+IN_PROCESS = "in_process"  # run the turn in this process (at most one hook at a time)
+NOTHING = "nothing"  # answer nothing this turn (exit 0, as always)
+_restart_lock: list[int] = []  # held until the process exits
+
+
+def recently_spawned() -> bool:
+    """Whether a hook started a server moments ago (it may still be loading)."""
+    try:
+        return time.time() - runtime_file("spawned").lstat().st_mtime < SPAWN_QUIET_SECONDS
+    except (OSError, GovError):
+        return False
+
+
+def take_restart_lock() -> bool | None:
+    """Take this installation's restart lock without waiting: True when this process now
+    holds it (until it exits), False when another does, None when it cannot be opened."""
+    if _restart_lock:
+        return True
+    import fcntl
+
+    try:
+        descriptor = open_private(runtime_file("restart"))
+    except (OSError, GovError):
+        return None
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return False
+    _restart_lock.append(descriptor)
+    return True
+
+
+def recover(outcome: str, request: bytes, began: float) -> tuple[str, wire.HookReply | None]:
+    """After this installation's server failed a hook turn (``outcome`` of the first
+    exchange), what the hook does: (:data:`wire.ANSWERED`, the reply), :data:`IN_PROCESS`
+    or :data:`NOTHING`. A dead server must not make every waiting hook load the model: one
+    hook (the holder of the restart lock) starts a server and waits for it, the others wait
+    for that server until ``began + START_SECONDS`` and otherwise answer nothing; a turn
+    runs in-process only in the lock's holder, when no server can be started or the one
+    listening is not this installation's."""
+    try:
+        path = str(socket_path())
+    except (OSError, GovError):
+        return IN_PROCESS, None  # no safe runtime folder: no server either
+    deadline = began + wire.START_SECONDS
+    if outcome == wire.SLOW and recently_spawned():  # still loading: wait for it
+        return _wait(path, request, deadline)
+    held = take_restart_lock()
+    if held is None:
+        return IN_PROCESS, None
+    if not held:  # another hook is restarting the server (or answering in-process)
+        return _wait(path, request, deadline) if outcome == wire.ABSENT else (NOTHING, None)
+    if outcome != wire.ABSENT or recently_spawned():
+        return IN_PROCESS, None  # something else listens there, or a start just failed
+    server = _spawn()
+    if server is None:
+        return IN_PROCESS, None
+    while time.monotonic() < deadline:
+        outcome, data = wire.exchange(path, request, deadline)
+        if outcome == wire.ANSWERED:
+            return _accepted(data)
+        if outcome != wire.ABSENT:
+            return NOTHING, None
+        if server.poll() not in (None, 1):  # it died (1: another server holds the lock)
+            return IN_PROCESS, None
+        time.sleep(0.05)
+    return NOTHING, None
+
+
+def _wait(path: str, request: bytes, deadline: float) -> tuple[str, wire.HookReply | None]:
+    """Ask the server being started until ``deadline``."""
+    while time.monotonic() < deadline:
+        outcome, data = wire.exchange(path, request, deadline)
+        if outcome == wire.ANSWERED:
+            return _accepted(data)
+        if outcome != wire.ABSENT:
+            break
+        time.sleep(0.05)
+    return NOTHING, None
+
+
+def _accepted(data: bytes) -> tuple[str, wire.HookReply | None]:
+    try:
+        reply = wire.HookReply.decode(data)
+    except ValueError:
+        return NOTHING, None
+    if not reply.ok_for(ident.signature()):
+        return NOTHING, None
+    return wire.ANSWERED, reply
+
+
+def _spawn(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> subprocess.Popen[bytes] | None:
+    """Start the server detached (marking when); None when it cannot be started."""
     try:
         folder = runtime_dir()
-        marker = runtime_file("spawned")
-        with contextlib.suppress(FileNotFoundError):
-            if time.time() - marker.lstat().st_mtime < 15:
-                return False
-        descriptor = open_private(marker, os.O_WRONLY)
+        descriptor = open_private(runtime_file("spawned"), os.O_WRONLY)
         try:
             os.utime(descriptor)
         finally:
@@ -207,12 +302,18 @@ def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
 
         # -P keeps the working folder off sys.path and cwd is our own 0700 folder: the hook
         # runs in whatever repository the agent opened, and a planted gov/ there must not run.
-        subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-P", "-m", "gov.core.serving.server", "--idle-timeout",
              str(idle_seconds)],
             cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
         )
-        return True
     except (OSError, GovError):
+        return None
+
+
+def spawn_server(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> bool:
+    """Start the server detached, unless one was started moments ago; never raises."""
+    if recently_spawned():
         return False
+    return _spawn(idle_seconds) is not None

@@ -20,11 +20,14 @@ import socketserver
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gov.core.routing.router import Router
 
 from gov.core import __version__
 from gov.core.errors import GovError
-from gov.core.serving import hook_service
+from gov.core.serving import hook_service, wire
 from gov.core.serving.protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
@@ -47,7 +50,7 @@ class ServerState:
     """Loaded indexes keyed by (index path, operating point path), with file signatures."""
 
     def __init__(self) -> None:
-        self.indexes: dict[tuple[str, str | None], tuple[tuple[int, ...], Any]] = {}
+        self.indexes: dict[tuple[str, str | None], tuple[tuple[int, ...], Router]] = {}
         self.load_lock = threading.Lock()
         self.route_lock = threading.Lock()
         self.last_request = time.monotonic()
@@ -63,7 +66,7 @@ class ServerState:
             parts += [pinfo.st_ino, pinfo.st_size, pinfo.st_mtime_ns]
         return tuple(parts)
 
-    def index(self, path: str, point: str | None) -> Any:
+    def index(self, path: str, point: str | None) -> Router:
         """The loaded index for ``path``, reloaded (whole, then swapped) if its file changed."""
         key = (path, point)
         signature = self._signature(path, point)
@@ -105,7 +108,7 @@ class ServerState:
                 return {"ok": False, "error": "'operating_point' must be an absolute path"}
             loaded = self.index(path, point)
             with self.route_lock:
-                return loaded.route(prompt, record=False).to_wire()  # type: ignore[no-any-return]
+                return loaded.route(prompt[:wire.MAX_PROMPT_CHARS], record=False).to_wire()
         return {"ok": False, "error": f"unknown op {op!r}"}
 
 
@@ -118,7 +121,8 @@ class _Handler(socketserver.BaseRequestHandler):
         sock: socket.socket = self.request
         sock.settimeout(10)
         if hook_service.is_hook_request(sock):  # a hook turn: the server renders its stdout
-            hook_service.answer(state, sock)
+            if hook_service.answer(state, sock) > wire.LARGE_REQUEST:
+                release_heap()  # one large request must not leave the server larger
             state.last_request = time.monotonic()
             return
         try:
@@ -144,6 +148,14 @@ class _Handler(socketserver.BaseRequestHandler):
         with contextlib.suppress(OSError):
             sock.sendall(blob)
         state.last_request = time.monotonic()
+
+
+def release_heap() -> None:
+    """Hand freed heap back to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 class GovServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
