@@ -11,7 +11,7 @@ dtype and shape the builder writes, and names obey the corpus reader's rule
 the surface vectors) is checked on the score rows a route computes instead
 (:mod:`gov.core.scoring.scorer`).
 
-What a crafted file costs now (``benchmarks/bench_untrusted.py``): see docs/reliability.md.
+What a crafted file costs: see docs/reliability.md.
 """
 
 from __future__ import annotations
