@@ -25,12 +25,13 @@ GOV_OPTIONS_WITH_VALUES = frozenset(("-i", "--index", "-f", "--format", "--color
 RESOURCE_PREFIX = "gov://documents/"
 ENTRY_MODULE = ".".join(("gov", "cli", "entry"))  # `python -m` of the gov command
 MAX_INPUT = 64 * 1024  # characters of a command or input looked at
+MAX_PATHS = 64  # paths of one tool call, or words of one command, looked at
 
 
 class Catalogue:
     """An index's document names and the files they were read from (absolute paths)."""
 
-    __slots__ = ("basenames", "fingerprint", "names", "paths")
+    __slots__ = ("_real", "basenames", "fingerprint", "names", "paths")
 
     def __init__(self, names: list[str], sources: dict[str, str],
                  fingerprint: str | None = None) -> None:
@@ -38,6 +39,7 @@ class Catalogue:
         self.fingerprint = fingerprint
         self.paths = {os.path.normpath(path): name for name, path in sources.items()}
         self.basenames = frozenset(os.path.basename(path) for path in self.paths)
+        self._real: dict[str, str] | None = None  # resolved once, on the first need
 
     def by_path(self, text: str, cwd: str | None) -> str | None:
         """The document whose file ``text`` names (relative to ``cwd``), if any."""
@@ -47,9 +49,9 @@ class Catalogue:
         found = self.paths.get(path)
         if found is None:
             real = os.path.realpath(path)
-            found = self.paths.get(real) or next(
-                (name for known, name in self.paths.items() if os.path.realpath(known) == real),
-                None)
+            if self._real is None:
+                self._real = {os.path.realpath(known): name for known, name in self.paths.items()}
+            found = self.paths.get(real) or self._real.get(real)
         return found
 
 
@@ -115,7 +117,7 @@ def _paths(arguments: Any) -> Iterator[str]:
         if isinstance(value, str):
             yield value
         elif isinstance(value, list):
-            yield from (item for item in value if isinstance(item, str))
+            yield from (item for item in value[:MAX_PATHS] if isinstance(item, str))
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
@@ -162,7 +164,7 @@ def _shell_reads(command: str, catalogue: Catalogue, cwd: str | None) -> Iterato
             if name is not None and name in catalogue.names:
                 yield name, "show"
         elif program in READERS:
-            for word in rest:
+            for word in rest[:MAX_PATHS]:
                 if not word.startswith("-"):
                     found = catalogue.by_path(word, cwd)
                     if found is not None:
