@@ -424,7 +424,8 @@ def load_corpus(
                 doc = _markdown_document(path, shown, budget, agent)
             except ParseProblem as exc:
                 if exc.reason == "no description" and _looks_like_repository_file(path):
-                    continue  # QUICKSTART.md, TODO.md: about the repository, not a document
+                    candidates -= 1  # QUICKSTART.md, TODO.md: about the repository, not a document
+                    continue
                 problem(shown, exc)
                 continue
             add([doc], where)
