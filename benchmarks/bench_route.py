@@ -39,22 +39,20 @@ import os
 import platform
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_EVAL_DIR = REPO.parent / "shared" / "eval"
-DEFAULT_OUT = REPO / "benchmarks" / "results" / "route.json"
-OIAX_RESULTS = REPO / "benchmarks" / "results" / "oiax_baseline.json"
+from lib import DEFAULT_EVAL_DIR, EXAMPLES, REPO, RESULTS, gov_command, loadavg, median, percentile, run
+
+DEFAULT_OUT = RESULTS / "route.json"
+OIAX_RESULTS = RESULTS / "oiax_baseline.json"
 OIAX_FALLBACK = 185.0
-EXAMPLES = REPO / "examples"
+DEVNULL = Path(os.devnull)
 
 ONESHOT_PROMPTS = (
     "roll back last night's release, the new build is throwing 500s",
@@ -85,52 +83,6 @@ print(json.dumps({"latencies_ms": latencies, "cpu_ms": cpu, "degraded": index.de
 """
 
 
-@dataclass
-class Run:
-    wall_s: float
-    cpu_s: float
-    maxrss_kb: int
-    code: int
-    stderr: str
-
-
-def loadavg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def median(values: Sequence[float]) -> float:
-    return float(statistics.median(values))
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def run_process(cmd: Sequence[str], *, stdin: Path | None = None,
-                env: dict[str, str] | None = None, scratch: Path) -> Run:
-    """Run ``cmd`` with stdout to /dev/null; return its wall time and its own peak RSS."""
-    err_path = scratch / "stderr.txt"
-    with open(err_path, "wb") as err, (
-        open(stdin, "rb") if stdin is not None else open(os.devnull, "rb")
-    ) as source:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=source, stdout=subprocess.DEVNULL, stderr=err,
-                                env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(wall, usage.ru_utime + usage.ru_stime, int(usage.ru_maxrss), proc.returncode,
-               err_path.read_text(encoding="utf-8", errors="replace"))
-
-
-def checked(run: Run, what: str) -> Run:
-    if run.code != 0:
-        tail = run.stderr.strip().splitlines()[-5:]
-        raise SystemExit(f"{what} exited {run.code}:\n" + "\n".join(tail))
-    return run
-
-
 def isolate(scratch: Path) -> None:
     """Set this process's environment (inherited by every gov run): no server, no telemetry.
 
@@ -145,14 +97,6 @@ def isolate(scratch: Path) -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
     for name in ("GOV_TELEMETRY_PATH", "GOV_INDEX", "PYTHONDONTWRITEBYTECODE"):
         os.environ.pop(name, None)
-
-
-def gov_command(python: str) -> list[str]:
-    """The ``gov`` console script beside ``python``, else ``python -m gov.cli.entry``."""
-    script = Path(python).parent / "gov"
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    return [python, "-m", "gov.cli.entry"]
 
 
 def capture(cmd: Sequence[str], *, stdin: bytes | None = None,
@@ -257,8 +201,7 @@ def oiax_baseline() -> tuple[float, str]:
                                "is missing or has no clinc150 throughput")
 
 
-def measure_stream(gov: list[str], index: Path, labelled: Path, runs: int,
-                   scratch: Path) -> dict[str, Any]:
+def measure_stream(gov: list[str], index: Path, labelled: Path, runs: int) -> dict[str, Any]:
     rows = len(read_prompts(labelled))
     # A short untimed pass: pages the files in and checks the output's shape.
     with open(labelled, "rb") as fh:
@@ -268,19 +211,18 @@ def measure_stream(gov: list[str], index: Path, labelled: Path, runs: int,
         raise SystemExit("gov route's JSONL output is not one routed row per input row")
     walls, cpus, rss = [], [], []
     for _ in range(runs):
-        run = checked(run_process([*gov, "route", "-i", str(index)], stdin=labelled,
-                                  scratch=scratch), "gov route (stream)")
-        walls.append(run.wall_s)
-        cpus.append(run.cpu_s)
-        rss.append(run.maxrss_kb)
+        done = run([*gov, "route", "-i", str(index)], stdin=labelled,
+                   stdout=DEVNULL).checked("gov route (stream)")
+        walls.append(done.wall_s)
+        cpus.append(done.cpu_s)
+        rss.append(done.peak_rss_mb)
     wall = median(walls)
     return {"prompts": rows, "wall_s": wall, "wall_s_runs": walls, "cpu_s": median(cpus),
             "prompts_per_s": rows / wall, "prompts_per_s_runs": [rows / w for w in walls],
-            "peak_rss_mb": max(rss) / 1024.0, "peak_rss_mb_runs": [r / 1024.0 for r in rss]}
+            "peak_rss_mb": max(rss), "peak_rss_mb_runs": rss}
 
 
-def measure_oneshot(gov: list[str], index: Path, runs: int, per_run: int,
-                    scratch: Path) -> dict[str, Any]:
+def measure_oneshot(gov: list[str], index: Path, runs: int, per_run: int) -> dict[str, Any]:
     commands: dict[str, Callable[[int], list[str]]] = {
         "route": lambda i: [*gov, "route", ONESHOT_PROMPTS[i % len(ONESHOT_PROMPTS)],
                             "-i", str(index)],
@@ -294,17 +236,17 @@ def measure_oneshot(gov: list[str], index: Path, runs: int, per_run: int,
         raise SystemExit("one-shot gov route did not route with embeddings: "
                          f"{json.dumps(shown)[:300]}")
     for name in commands:
-        checked(run_process(commands[name](0), scratch=scratch), f"gov {name}")
+        run(commands[name](0), stdout=DEVNULL).checked(f"gov {name}")
     rounds: dict[str, list[float]] = {name: [] for name in commands}
     walls: dict[str, list[list[float]]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, make in commands.items():
-            samples = [checked(run_process(make(i), scratch=scratch), f"gov {name}")
+            samples = [run(make(i), stdout=DEVNULL).checked(f"gov {name}")
                        for i in range(per_run)]
-            walls[name].append([run.wall_s for run in samples])
-            rounds[name].append(median([run.wall_s for run in samples]))
-            cpus[name].extend(run.cpu_s for run in samples)
+            walls[name].append([done.wall_s for done in samples])
+            rounds[name].append(median([done.wall_s for done in samples]))
+            cpus[name].extend(done.cpu_s for done in samples)
     return {name: {"wall_s": median(rounds[name]), "round_medians_s": rounds[name],
                    "walls_s": walls[name], "cpu_s": median(cpus[name])} for name in commands}
 
@@ -336,8 +278,8 @@ def measure_build(gov: list[str], python: str, count: int, runs: int,
         cache = scratch / f"cache-{number}"
         target = scratch / f"generated-{number}.idx"
         env = dict(os.environ, GOV_CACHE_DIR=str(cache))
-        run = checked(run_process([*gov, "index", str(corpus), "-o", str(target), "--quiet"],
-                                  env=env, scratch=scratch), "gov index (generated)")
+        done = run([*gov, "index", str(corpus), "-o", str(target), "--quiet"],
+                   env=env, stdout=DEVNULL).checked("gov index (generated)")
         if number == 0:
             names = capture([python, "-c", "import sys; from gov.core.index.stored import "
                              "read_document_names as r; print(len(r(sys.argv[1])))",
@@ -345,7 +287,7 @@ def measure_build(gov: list[str], python: str, count: int, runs: int,
             if int(names) != count:
                 raise SystemExit(f"the generated index has {names.strip()} documents, "
                                  f"not {count}")
-        walls.append(run.wall_s)
+        walls.append(done.wall_s)
         shutil.rmtree(cache, ignore_errors=True)
         target.unlink(missing_ok=True)
     return {"documents": count, "wall_s": median(walls), "wall_s_runs": walls}
@@ -477,13 +419,13 @@ def main(argv: list[str] | None = None) -> int:
         }
         figures["oneshot"] = section(
             f"one-shot route, --lexical-only, --help ×{args.oneshot_runs} ×{args.runs}",
-            lambda: measure_oneshot(gov, examples_index, args.runs, args.oneshot_runs, scratch))
+            lambda: measure_oneshot(gov, examples_index, args.runs, args.oneshot_runs))
         figures["warm"] = section(
             f"warm route, {len(warm_prompts)} prompts ×{args.runs}",
             lambda: measure_warm(args.python, examples_index, warm_prompts, args.runs, scratch))
         figures["stream"] = section(
             f"streamed route, {len(clinc_prompts)} clinc150 prompts ×{args.runs}",
-            lambda: measure_stream(gov, clinc_index, labelled, args.runs, scratch))
+            lambda: measure_stream(gov, clinc_index, labelled, args.runs))
         figures["build"] = section(
             f"index build, {args.build_docs} generated documents ×{args.runs}",
             lambda: measure_build(gov, args.python, args.build_docs, args.runs, scratch))
