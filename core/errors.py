@@ -1,7 +1,10 @@
 """One exception family for everything a user can fix.
 
 Each error carries the exit code the CLI should use and a failure class that
-telemetry records, so a failure is never mistaken for an abstention.
+telemetry records, so a failure is never mistaken for an abstention. Every error here is a
+usage or input error, exit 2; exit 1 is kept for findings and failed checks (a lint
+finding, a card that fails, a doctor check, ``-e`` with nothing routed), decided by the
+command from its result, never by an exception.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ class GovError(Exception):
 class InputError(GovError):
     """Bad input on stdin or in an argument."""
 
-    exit_code = 1
+    exit_code = 2
     failure_class = "input"
 
 
@@ -45,7 +48,7 @@ class UsageError(GovError):
 class CorpusError(GovError):
     """A corpus that cannot be read: a bad file, a duplicate name, a missing trigger."""
 
-    exit_code = 1
+    exit_code = 2
     failure_class = "corpus_load"
 
 

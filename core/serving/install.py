@@ -77,6 +77,7 @@ assert tuple(TARGETS) == HARNESSES
 # gov's marker: a command that runs `gov hook HARNESS` (any path, any quoting, or
 # `python -m gov.cli.entry hook HARNESS`).
 _GOV_PROGRAM = re.compile(r"(^|/)gov(\.exe)?$")
+_LAUNCHERS = frozenset(("uv", "uvx", "pipx", "poetry", "pdm", "hatch", "rye", "env"))
 
 
 def target(harness: str) -> Target:
@@ -102,20 +103,26 @@ def this_gov() -> str:
 
 
 def is_gov_command(command: object, harness: str | None = None) -> bool:
-    """Whether ``command`` runs gov's hook (for ``harness``, when given)."""
+    """Whether ``command`` runs gov's hook (for ``harness``, when given): ``GOV hook HARNESS``
+    where GOV is a program named ``gov`` (any folder), ``PYTHON -m gov.cli.entry``, or ``gov``
+    behind a launcher (``uv run gov``, ``pipx run gov``, ``env ... gov``)."""
     if not isinstance(command, str):
         return False
     try:
         words = shlex.split(command)
     except ValueError:
         return False
-    for i in range(len(words) - 1):
-        if words[i] == "hook" and words[i + 1] in HARNESSES and i >= 1:
-            program = words[:i]
-            ours = bool(_GOV_PROGRAM.search(program[-1])) or program[-2:] == ["-m", "gov.cli.entry"]
-            if ours and (harness is None or words[i + 1] == harness):
-                return True
-    return False
+    if len(words) < 3 or words[-2] != "hook" or words[-1] not in HARNESSES:
+        return False
+    if harness is not None and words[-1] != harness:
+        return False
+    program = words[:-2]
+    if len(program) == 1:
+        return bool(_GOV_PROGRAM.search(program[0]))
+    if program[1:] == ["-m", "gov.cli.entry"]:
+        return True
+    return (os.path.basename(program[0]) in _LAUNCHERS
+            and bool(_GOV_PROGRAM.search(program[-1])))
 
 
 def settings_for(harness: str, program: str | None = None) -> dict[str, Any]:

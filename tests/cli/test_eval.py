@@ -29,7 +29,7 @@ def test_cli_table_and_json(tmp_path: Path) -> None:
     assert report["overall"]["top1"] == 1.0
     assert report["error_rows"] == 1
     bad = invoke_gov("eval", input='{"prompt": "p", "routes": []}\n')
-    assert bad.returncode == 1
+    assert bad.returncode == 2  # an input error
     assert b"line 1: field 'expected' is missing" in bad.stderr
     file = tmp_path / "routed.jsonl"
     file.write_text(data)
@@ -48,3 +48,39 @@ def test_route_then_eval_is_the_whole_loop(example_index: Path) -> None:
     assert set(report["kinds"]) == {"positive", "negative", "two_docs"}
     assert report["unknown_names"] == []
     assert 0.0 <= report["overall"]["false_alarm_rate"] <= 1.0
+
+
+def test_eval_by_source_matches_paths_at_a_folder_boundary(tmp_path: Path) -> None:
+    """Labels written against a library's paths score an index built from its parent
+    folder or from the library itself; a path that matches nothing stays a positive."""
+    from tests.corpus.conftest import write
+
+    lib = tmp_path / "lib"
+    skill = "---\nname: {0}\ndescription: Working with {0} documents and forms.\n---\nBody\n"
+    write(lib / "cct" / "skills" / "docs" / "pdf" / "SKILL.md", skill.format("pdf"))
+    write(lib / "cct" / "skills" / "other" / "pdf" / "SKILL.md", skill.format("pdf"))
+    write(lib / "cct" / "agents" / "review" / "code-reviewer.md",
+          "---\nname: code-reviewer\ndescription: Reviewing pull requests.\n---\nBody\n")
+    for where, root in ((lib, "cct"), (lib / "cct", ".")):
+        target = tmp_path / f"{where.name}.idx"
+        built = invoke_gov("index", root, "-o", str(target), "--lexical-only", cwd=where)
+        assert built.returncode == 0, built.stderr
+        rows = [routed(["cct/skills/docs/pdf/SKILL.md"], ["docs/pdf"]),
+                routed(["cct/skills/docs/pdf/SKILL.md"], ["other/pdf"]),
+                routed(["cct/agents/review/code-reviewer.md"], []),
+                routed(["cct/agents/gone.md"], ["code-reviewer"]),
+                routed([], ["code-reviewer"]), routed([], [])]
+        data = "".join(json.dumps(row) + "\n" for row in rows)
+        result = invoke_gov("eval", "--by", "source", "-i", str(target), "--format", "json",
+                            input=data)
+        assert result.returncode == 0, result.stderr
+        overall = json.loads(result.stdout)["overall"]
+        assert (overall["positives"], overall["negatives"]) == (4, 2)
+        assert overall["top1"] == 0.25 and overall["false_alarm_rate"] == 0.5
+        assert b"expected paths the index has no document for" in result.stderr
+        assert b"cct/agents/gone.md" in result.stderr
+    # By name (the default) the same paths are names nothing routes.
+    by_name = invoke_gov("eval", "--format", "json", input=data)
+    assert json.loads(by_name.stdout)["overall"]["top1"] == 0.0
+    needs_index = invoke_gov("eval", "--by", "source", input=data)
+    assert needs_index.returncode == 2 and b"--by source needs -i" in needs_index.stderr

@@ -122,7 +122,7 @@ def test_an_empty_log_is_not_called_healthy(tmp_path: Path) -> None:
 
 def test_a_missing_log_is_one_line_error(tmp_path: Path) -> None:
     done = gov("report", str(tmp_path / "nope.jsonl"))
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.startswith("gov: error: no telemetry log at ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 

@@ -30,7 +30,7 @@ def test_parquet_input_routes_as_its_rows_in_jsonl(fake_index: Path, tmp_path: P
     broken = tmp_path / "broken.parquet"
     broken.write_bytes(b"not parquet at all")
     bad = invoke_gov("route", "-i", str(fake_index), "--input", str(broken))
-    assert bad.returncode == 1 and "broken.parquet: not a readable Parquet file" in bad.stderr.decode()
+    assert bad.returncode == 2 and "broken.parquet: not a readable Parquet file" in bad.stderr.decode()
     missing = invoke_gov("route", "-i", str(fake_index), "--input", str(tmp_path / "nope.jsonl"))
     assert missing.returncode == 2 and "no such file" in missing.stderr.decode()
     texts = invoke_gov("route", "-i", str(fake_index), "--input", str(source), "--text")
