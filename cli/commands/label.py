@@ -18,7 +18,8 @@ HELP = """Pick the K prompts of a file of real prompts (plain text, one per line
 a "prompt" field: a harness history export, a support log) whose labels would help
 calibration most: near the gate, split between two documents, spread across documents, no
 near-copies. Writes a labelling sheet (JSONL: the prompt, gov's best guesses with their
-scores, why it was picked, and "expected": null) to --out or stdout. Fill in "expected" (a
+scores, why it was picked, and "expected": null) to --out or stdout (--format json: one
+array). Fill in "expected" (a
 list of document names, [] for a prompt no document governs) in an editor, or with
 --interactive in a terminal (1/2/3 picks a guess, n: none governs it, s: skip, q: stop;
 the sheet is saved after every answer and a rerun resumes it). `gov calibrate` reads the
@@ -41,7 +42,7 @@ def register(app: typer.Typer) -> None:
     app.command("label", help=HELP)(label_command)
 
 
-@options.shared(formats=("jsonl",), tty="jsonl")
+@options.shared(formats=("jsonl", "json"), tty="jsonl")
 def label_command(
     prompts: Annotated[Path, typer.Argument(
         help="Real prompts: plain text, one per line, or JSONL with a 'prompt' field.",
@@ -79,7 +80,8 @@ def label_command(
         if out is None:
             from gov.core.jsonl import dumps
 
-            sys.stdout.buffer.write(b"".join(dumps(row) for row in rows))
+            sys.stdout.buffer.write(dumps(rows) if view.format == "json"
+                                    else b"".join(dumps(row) for row in rows))
             sys.stdout.flush()
         else:
             choose.write_sheet(out, rows)
