@@ -87,11 +87,12 @@ class DocumentView:
         if doc.family or doc.family_id is not None:
             family = "  family " + " ".join(str(part) for part in (doc.family, doc.family_id)
                                             if part is not None)
-        console.out(f"[bold]{reporters.shown(doc.name)}[/bold]  {reporters.shown(doc.source)}"
-                    f"{family}", highlight=False)
-        console.out(f"  {reporters.shown(_short(doc.trigger))}", highlight=False)
+        console.print(f"[bold]{reporters.shown(doc.name)}[/bold]  {reporters.shown(doc.source)}"
+                      f"{family}", highlight=False, soft_wrap=True)
+        console.print(f"  {reporters.shown(_short(doc.trigger))}", highlight=False, soft_wrap=True)
         for note in doc.notes:
-            console.out(f"  note: {reporters.shown(note)}", highlight=False, style="yellow")
+            console.print(f"  note: {reporters.shown(note)}", highlight=False, style="yellow",
+                          soft_wrap=True)
 
 
 class SkipView:
@@ -108,8 +109,8 @@ class SkipView:
     def text(self, console: Console) -> None:
         skip = self.skip
         where = f"{skip.file}:{skip.line}" if skip.line else skip.file
-        console.out(f"{reporters.shown(where)}: {reporters.shown(skip.reason)}: "
-                    f"{reporters.shown(skip.problem)}", highlight=False)
+        console.print(f"{reporters.shown(where)}: {reporters.shown(skip.reason)}: "
+                      f"{reporters.shown(skip.problem)}", highlight=False, soft_wrap=True)
 
 
 def _short(text: str, limit: int = 160) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import EXAMPLES, invoke_gov, run_gov
 
 
@@ -50,6 +52,7 @@ def test_route_then_eval_is_the_whole_loop(example_index: Path) -> None:
     assert 0.0 <= report["overall"]["false_alarm_rate"] <= 1.0
 
 
+@pytest.mark.slow
 def test_eval_by_source_matches_paths_at_a_folder_boundary(tmp_path: Path) -> None:
     """Labels written against a library's paths score an index built from its parent
     folder or from the library itself; a path that matches nothing stays a positive."""
