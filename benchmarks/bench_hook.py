@@ -26,15 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from lib import EXAMPLES, REPO, RESULTS, gov_command, median, percentile, run
+
 PROMPTS = [
     "roll back last night's release, checkout is throwing 500s",
     "we leaked a secret in the deploy logs, rotate it and redeploy",
@@ -43,20 +42,10 @@ PROMPTS = [
 ]
 
 
-def gov_command(python: str) -> list[str]:
-    installed = Path(python).parent / "gov"
-    return [str(installed)] if installed.exists() else [python, str(REPO / "scripts" / "gov")]
-
-
 def timed(cmd: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float, bytes]:
     """Wall and CPU milliseconds of one process, and its stdout."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(cmd, input=stdin, capture_output=True, env=env, check=True)
-    wall = (time.perf_counter() - start) * 1000.0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0
-    return wall, cpu, done.stdout
+    done = run(cmd, stdin=stdin, env=env).checked(" ".join(cmd[:3]))
+    return done.wall_s * 1000.0, done.cpu_s * 1000.0, done.stdout
 
 
 def payload(turn: int) -> bytes:
@@ -76,15 +65,13 @@ def tool_payload(turn: int) -> bytes:
 
 
 def row(label: str, walls: list[float], cpus: list[float], floor: float | None) -> dict[str, object]:
-    ordered = sorted(walls)
-    median = statistics.median(ordered)
-    p90 = ordered[int(0.9 * (len(ordered) - 1))]
-    ratio = f"{median / floor:5.2f}x" if floor else "   - "
-    print(f"{label:<30} median {median:8.1f} ms   p90 {p90:8.1f} ms   min {ordered[0]:7.1f} ms   "
-          f"CPU {statistics.median(cpus):6.1f} ms   {ratio} of python -c pass")
-    return {"label": label, "median_ms": round(median, 1), "p90_ms": round(p90, 1),
-            "min_ms": round(ordered[0], 1), "cpu_ms": round(statistics.median(cpus), 1),
-            "ratio_to_python": round(median / floor, 2) if floor else None}
+    middle, p90 = median(walls), percentile(walls, 0.9)
+    ratio = f"{middle / floor:5.2f}x" if floor else "   - "
+    print(f"{label:<30} median {middle:8.1f} ms   p90 {p90:8.1f} ms   min {min(walls):7.1f} ms   "
+          f"CPU {median(cpus):6.1f} ms   {ratio} of python -c pass")
+    return {"label": label, "median_ms": round(middle, 1), "p90_ms": round(p90, 1),
+            "min_ms": round(min(walls), 1), "cpu_ms": round(median(cpus), 1),
+            "ratio_to_python": round(middle / floor, 2) if floor else None}
 
 
 def main() -> None:
@@ -102,7 +89,7 @@ def main() -> None:
         for name in [name for name in env if name.startswith("OTEL_")]:
             env.pop(name)  # OpenTelemetry off, as it is unless asked for
         on = {**env, "GOV_TELEMETRY_PATH": str(Path(tmp) / "telemetry.jsonl")}
-        subprocess.run([*gov, "index", str(REPO / "examples" / "policies"), "-o", str(index), "-q"],
+        subprocess.run([*gov, "index", str(EXAMPLES / "policies"), "-o", str(index), "-q"],
                        check=True, env=env)
         hook = [*gov, "hook", "codex", "-i", str(index)]
         server = subprocess.Popen([*gov, "serve", "-q", "--idle-timeout", "600"], env=env)
@@ -139,7 +126,7 @@ def main() -> None:
         log = Path(on["GOV_TELEMETRY_PATH"])
         kinds = [json.loads(line).get("kind", "route") for line in log.read_text().splitlines()]
         print(f"telemetry log: {kinds.count('route')} route events, {kinds.count('read')} read events")
-        floor = statistics.median(samples["python"][0])
+        floor = median(samples["python"][0])
         rows = [row("python -c pass", *samples["python"], None),
                 row("hook, warm server", *samples["warm"], floor),
                 row("hook, warm, telemetry on", *samples["warm_telemetry"], floor),
@@ -151,7 +138,7 @@ def main() -> None:
               f"(target <= 1.6x, and <= 25 ms on an idle machine): {verdict}")
         if Path(args.python).absolute().parent != Path(sys.executable).absolute().parent:
             return  # another install's figures: printed, not recorded
-        out = REPO / "benchmarks" / "results" / "hook.json"
+        out = RESULTS / "hook.json"
         out.parent.mkdir(exist_ok=True)
         out.write_text(json.dumps({"load_average": os.getloadavg()[0], "rows": rows}, indent=2) + "\n")
 

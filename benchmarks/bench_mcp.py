@@ -5,7 +5,7 @@ The target: at most 10 ms per call after start-up. The benchmark starts ``gov mc
 the SDK's ``stdio_client``, waits for ``initialize`` (the server loads the index and warms
 the model before it answers) and lists the tools, then calls ``route_policies`` N times in
 sequence with the prompts of ``examples/labelled.jsonl`` in turn, timing each round trip on
-the client. For comparison it also times ``Index.route`` in this process on the same
+the client. For comparison it also times ``Router.route`` in this process on the same
 prompts, and reads the server's CPU time per call from /proc: on a busy machine wall time
 measures the neighbours too, CPU time much less so.
 
@@ -21,29 +21,18 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from lib import EXAMPLES, loadavg, median, side_by_side, summary
+
 TARGET_MS = 10.0
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def summary(label: str, values: list[float]) -> str:
-    return (f"{label}: median {statistics.median(values):.2f} ms, "
-            f"p90 {percentile(values, 0.90):.2f} ms, p99 {percentile(values, 0.99):.2f} ms, "
-            f"min {min(values):.2f}, max {max(values):.2f} ms (n={len(values)})")
-
-
 def prompts() -> list[str]:
-    rows = (json.loads(line) for line in (REPO / "examples" / "labelled.jsonl").open())
+    rows = (json.loads(line) for line in (EXAMPLES / "labelled.jsonl").open())
     return [row["prompt"] for row in rows]
 
 
@@ -51,7 +40,7 @@ def build_index(target: Path) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index as build
 
-    build(load_corpus([REPO / "examples" / "policies"], warn=lambda _m: None)).write(target)
+    build(load_corpus([EXAMPLES / "policies"], warn=lambda _m: None)).write(target)
 
 
 def server_cpu_ms() -> float | None:
@@ -125,18 +114,18 @@ def main() -> int:
             build_index(index)
         startup, mcp_ms, cpu = asyncio.run(over_mcp(index, texts, args.calls, args.threads))
         local_ms = in_process(index, texts, args.calls)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    median = statistics.median(mcp_ms)
-    print(f"machine: {os.cpu_count()} cores, load average {load}")
+    over = median(mcp_ms)
+    print(f"machine: {os.cpu_count()} cores, load average {loadavg()}")
     print(f"start-up to tools listed: {startup:.0f} ms; first call {mcp_ms[0]:.2f} ms")
     print(summary("route_policies over MCP", mcp_ms))
-    print(summary("Index.route in process ", local_ms))
-    print(f"protocol overhead (median): {median - statistics.median(local_ms):.2f} ms")
+    print(summary("Router.route in process", local_ms))
+    print(side_by_side("median, MCP against in process", over, median(local_ms),
+                       names=("MCP", "in process")))
     if cpu is not None:
         print(f"server CPU per call: {cpu:.2f} ms (less moved by other load than wall time)")
-    verdict = "within" if median <= TARGET_MS else "over"
+    verdict = "within" if over <= TARGET_MS else "over"
     print(f"target {TARGET_MS:g} ms per call (median): {verdict}")
-    return 1 if args.check and median > TARGET_MS else 0
+    return 1 if args.check and over > TARGET_MS else 0
 
 
 if __name__ == "__main__":

@@ -29,13 +29,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from lib import median, run
 
 HERE = Path(__file__).resolve().parent
 GOV = [sys.executable, "-m", "gov.cli.entry"]
@@ -44,21 +45,8 @@ GOV = [sys.executable, "-m", "gov.cli.entry"]
 def timed(command: list[str], *, stdin: Path | None = None, stdout: Path | None = None,
           env: dict[str, str] | None = None) -> tuple[float, float, int, bytes, float]:
     """Run ``command``: (wall s, peak RSS MB, exit code, stdout, CPU s of that process)."""
-    started = time.perf_counter()
-    with (open(stdin, "rb") if stdin else open(os.devnull, "rb")) as source, \
-            (open(stdout, "wb") if stdout else tempfile.TemporaryFile()) as sink:
-        process = subprocess.Popen(command, stdin=source, stdout=sink, stderr=subprocess.PIPE,
-                                   env={**os.environ, "NO_COLOR": "1", **(env or {})})
-        assert process.stderr is not None
-        process.stderr.read()
-        _pid, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        out = b""
-        if stdout is None:
-            sink.seek(0)
-            out = sink.read()
-    return (seconds, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), out,
-            usage.ru_utime + usage.ru_stime)
+    done = run(command, stdin=stdin, stdout=stdout, env={**os.environ, "NO_COLOR": "1", **(env or {})})
+    return done.wall_s, done.peak_rss_mb, done.code, done.stdout, done.cpu_s
 
 
 def emit(kind: str, size: int, **figures: Any) -> None:
@@ -108,8 +96,8 @@ def one_shot(size: int, index: Path, asks: list[str], runs: int) -> None:
                          env={"GOV_RUNTIME_DIR": runtime}) for prompt in asks[:runs]]
     walls = sorted(f[0] for f in figures)
     cpus = sorted(f[4] for f in figures)
-    emit("one_shot", size, p50_s=round(statistics.median(walls), 3),
-         max_s=round(walls[-1], 3), cpu_p50_s=round(statistics.median(cpus), 3),
+    emit("one_shot", size, p50_s=round(median(walls), 3),
+         max_s=round(walls[-1], 3), cpu_p50_s=round(median(cpus), 3),
          peak_rss_mb=round(max(f[1] for f in figures)), runs=runs)
 
 
@@ -158,7 +146,7 @@ def server(size: int, index: Path, asks: list[str], runs: int) -> None:
         finally:
             subprocess.run([*GOV, "serve", "--stop"], env=env, capture_output=True, check=False)
             process.wait(timeout=30)
-    emit("server", size, first_s=round(first[0], 3), p50_s=round(statistics.median(walls), 3),
+    emit("server", size, first_s=round(first[0], 3), p50_s=round(median(walls), 3),
          runs=runs - 1)
 
 
