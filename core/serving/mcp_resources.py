@@ -41,23 +41,27 @@ def tool_annotations(tool: str) -> Any:
     })
 
 
-def not_found_error() -> type[Exception]:
-    """The SDK's "resource not found" error (SDK 2), else its resource error (SDK 1)."""
-    for module, name in (("mcp.server.mcpserver.exceptions", "ResourceNotFoundError"),
-                         ("mcp.server.fastmcp.exceptions", "ResourceError")):
-        try:
-            found: type[Exception] = getattr(importlib.import_module(module), name)
-            return found
-        except (ImportError, AttributeError):
-            continue
-    return LookupError
+RESOURCE_NOT_FOUND = -32002  # the resources page's error code, protocol 2025-06-18 and 2025-11-25
+
+
+def not_found(uri: str, message: str) -> Exception:
+    """The protocol error for a resource that does not exist: ``-32002`` with the URI in its
+    data, as the 2025 revisions say (the 2026 revision moves to ``-32602`` and asks clients
+    to accept ``-32002`` still). A protocol error passes through the SDK untouched."""
+    try:
+        from mcp.shared.exceptions import MCPError  # SDK 2
+
+        return MCPError(RESOURCE_NOT_FOUND, message, {"uri": uri})
+    except ImportError:
+        types = importlib.import_module("mcp.types")
+        sdk1: Any = importlib.import_module("mcp.shared.exceptions").McpError
+        return sdk1(types.ErrorData(code=RESOURCE_NOT_FOUND, message=message, data={"uri": uri}))  # type: ignore[no-any-return]
 
 
 def add_documents(server: Any, names: list[str], text: Callable[[str], str],
                   describe: Callable[[str], str]) -> None:
     """Register each document as a resource, and the template that reads any of them."""
     known = frozenset(names)
-    missing = not_found_error()
 
     def reader(name: str) -> Callable[[], str]:
         def read() -> str:
@@ -70,10 +74,11 @@ def add_documents(server: Any, names: list[str], text: Callable[[str], str],
                         mime_type=MIME_TYPE)(reader(name))
 
     def document(name: str) -> str:
-        name = unquote(name)
-        if name not in known:
-            raise missing(f"no document named {name!r} in the index; resources/list lists them")
-        return text(name)
+        decoded = unquote(name)
+        if decoded not in known:
+            raise not_found(PREFIX + name, f"no document named {decoded!r} in the index; "
+                                           "resources/list lists them")
+        return text(decoded)
 
     server.resource(TEMPLATE, name="document", mime_type=MIME_TYPE,
                     description="A whole policy document of the index, by its name")(document)

@@ -60,6 +60,17 @@ class PolicyNotFound(GovError):
     failure_class = "input"
 
 
+MAX_DOCUMENT_CHARS = 100_000  # about 25,000 tokens; real policies are a few thousand
+
+
+def capped(text: str) -> str:
+    """``text``, or its first :data:`MAX_DOCUMENT_CHARS` characters and a line saying so."""
+    if len(text) <= MAX_DOCUMENT_CHARS:
+        return text
+    return (text[:MAX_DOCUMENT_CHARS] + f"\n\n[gov: this document is {len(text):,} characters; "
+            f"only the first {MAX_DOCUMENT_CHARS:,} are served]\n")
+
+
 def _card_json_schema() -> dict[str, Any]:
     # The card schema as a nested property: the root-only keywords do not belong there.
     return {k: v for k, v in card_schema().items() if k not in ("$schema", "$id")}
@@ -169,8 +180,10 @@ class PolicyTools:
         return self._names
 
     def text(self, name: str) -> str:
-        """A document's whole text, from the index (only names it holds reach here)."""
-        return self.index.text(name)
+        """A document's whole text, from the index (only names it holds reach here), at most
+        :data:`MAX_DOCUMENT_CHARS` of it: an index can come with a repository, and one huge
+        document must not fill an agent's context."""
+        return capped(self.index.text(name))
 
     def describe(self, name: str) -> str:
         """A resource's description: when the document applies (its trigger), in brief."""
@@ -181,7 +194,7 @@ class PolicyTools:
         """The whole document named ``name``; only names in the index, matched exactly."""
         if name not in self._names:
             raise PolicyNotFound(self.index.stored.unknown(name))
-        return PolicyOut(name=name, text=self.index.text(name))
+        return PolicyOut(name=name, text=self.text(name))
 
     def create_card(self, arguments: Mapping[str, Any]) -> CreateCardOut:
         """A card from ``create_card``'s arguments (ovi-cards' names too)."""
@@ -354,7 +367,27 @@ def build_server(tools: PolicyTools) -> Any:
     mcp_resources.add_documents(server, sorted(tools.names), tools.text, tools.describe)
     for name in card_tools.ARGUMENTS:
         _advertise_required(server, name)
+    _serve_no_prompts(server)
     return server
+
+
+UNSERVED = ("prompts/list", "prompts/get", "resources/subscribe", "resources/unsubscribe")
+
+
+def _serve_no_prompts(server: Any) -> None:
+    """Drop the SDK's empty prompt handlers (and any subscription ones): a capability is
+    advertised when its method is served, and gov serves no prompts and no subscriptions,
+    so a client asking gets "method not found" instead of an empty promise."""
+    low = getattr(server, "_lowlevel_server", None) or getattr(server, "_mcp_server", None)
+    handlers = getattr(low, "_request_handlers", None)
+    if handlers is None:
+        handlers = getattr(low, "request_handlers", None)
+    if not isinstance(handlers, dict):
+        return
+    sdk1 = {"ListPromptsRequest", "GetPromptRequest", "SubscribeRequest", "UnsubscribeRequest"}
+    for key in list(handlers):
+        if key in UNSERVED or getattr(key, "__name__", None) in sdk1:
+            del handlers[key]
 
 
 def serve(index: Router, *, threads: int | None = 1) -> None:
