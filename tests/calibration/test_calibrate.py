@@ -29,14 +29,16 @@ def test_the_grid_is_searched_and_the_winner_saved_with_its_provenance(fake_inde
     assert len(run.result.rows) == 1 and run.result.winner is not None
     assert run.summary is not None and run.result.notes[0] == run.summary
     assert run.summary.startswith("134 labels, 30 ungoverned: ")
-    assert run.written == [out] and run.unknown_names == []
+    # The point, and the example lines beside it when the held-out folds kept them.
+    assert run.written[0] == out and run.unknown_names == []
+    assert run.written[1:] in ([], [tmp_path / "point.learned.npz"])
     point = load_operating_point(out)
     assert run.point is not None and point.params() == run.point.params()
     provenance = point.provenance
     assert provenance["corpus_id"] == "examples" and provenance["corpus_size"] == 22
     assert provenance["labelled"] == {"prompts": 134, "negatives": 30}
     assert provenance["model_id"] == point.model_id == router.model_id
-    assert provenance["max_fa"] == 1.0 and provenance["learned"] is False
+    assert provenance["max_fa"] == 1.0 and provenance["learned"] is (len(run.written) == 2)
     assert provenance["metrics"]["false_alarm_rate"] <= 1.0
     # The saved point is one the index routes with.
     assert load_index(fake_index, operating_point=point).operating_point.id == point.id
