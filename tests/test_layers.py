@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import REPO
 
 CORE = REPO / "core"
-BASE = {"errors", "atomic", "jsonl", "sanitize", "", "__version__"}  # gov.core itself and its version
+BASE = {"errors", "atomic", "bounded", "jsonl", "sanitize", "", "__version__"}  # gov.core itself and its version
 # What each layer may import, besides itself and the base modules.
 ALLOWED = {
     "telemetry": set(),

@@ -17,10 +17,13 @@ from typing import Any, Literal, NamedTuple
 
 import orjson
 
+from gov.core.bounded import MEGABYTE, read_regular
 from gov.core.cards.checks import CHECKS, Check
 from gov.core.cards.plain import CARD_TYPES
 from gov.core.cards.repo_checks import REPO_CHECKS, RepoCheck
 from gov.core.errors import GovError
+
+CONTRACT_LIMIT = 1 * MEGABYTE  # bytes of a contract file read at most
 
 Severity = Literal["HARD", "SOFT", "OFF"]
 # Every check a contract can name: the card's own, then the repository ones.
@@ -168,7 +171,7 @@ def load_contract(spec: str) -> Contract:
         return builtin_contract(spec)
     path = Path(spec)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, CONTRACT_LIMIT)
     except OSError as exc:
         raise ContractError(f"{spec}: cannot read contract: {exc.strerror or exc}") from None
     try:

@@ -17,8 +17,11 @@ from typing import IO, Any
 
 import orjson
 
+from gov.core.bounded import MEGABYTE, read_regular
 from gov.core.errors import GovError
 from gov.core.jsonl import BOM, decode_line
+
+CARDS_LIMIT = 64 * MEGABYTE  # bytes of one file of cards read at most
 
 STDIN = "-"
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -240,7 +243,7 @@ def read_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator
             data = stdin.read()
         else:
             try:
-                data = Path(path).read_bytes()
+                data = read_regular(path, CARDS_LIMIT)
             except OSError as exc:
                 raise CardSourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
         yield from parse_document(data, path, jsonl=is_jsonl_name(path))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from gov.core.atomic import atomic_writer
+from gov.core.bounded import NotRegularFile, open_regular
 from gov.core.errors import IndexLoadError
 
 if TYPE_CHECKING:
@@ -128,11 +129,14 @@ def _read_prefix(handle: Any, path: str, size: int) -> tuple[int, int, bytes]:
 def _open(path: str | os.PathLike[str]) -> tuple[Any, int]:
     shown = str(path)
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - the caller closes it
+        handle = os.fdopen(open_regular(path), "rb")  # a FIFO would block open() forever
     except FileNotFoundError:
         raise IndexLoadError(f"{shown}: no index here", hint=rebuild_hint(shown)) from None
     except IsADirectoryError:
         raise IndexLoadError(f"{shown}: is a folder, not an index file", hint=rebuild_hint(shown)) from None
+    except NotRegularFile as exc:
+        raise IndexLoadError(f"{shown}: {exc.strerror}, not an index file",
+                             hint=rebuild_hint(shown)) from None
     except OSError as exc:
         raise IndexLoadError(f"{shown}: cannot open the index: {exc.strerror or exc}",
                              hint=rebuild_hint(shown)) from None

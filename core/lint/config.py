@@ -19,9 +19,12 @@ from typing import Any
 
 import orjson
 
+from gov.core.bounded import MEGABYTE, read_regular
 from gov.core.errors import GovError
 from gov.core.index.neighbours import Thresholds as DuplicateThresholds
 from gov.core.lint.rules import BY_ID
+
+CONFIG_LIMIT = 1 * MEGABYTE  # bytes of a lint config read at most
 
 _HERE = Path(__file__).parent
 FILE_NAME = "gov-lint.json"
@@ -130,7 +133,7 @@ def load_config(path: str | os.PathLike[str] | None) -> LintConfig:
         return base
     shown = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, CONFIG_LIMIT)
     except OSError as exc:
         raise LintConfigError(f"{shown}: cannot read the lint config: "
                               f"{exc.strerror or exc}") from None

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from gov.core.atomic import write_bytes_atomic
+from gov.core.bounded import MEGABYTE, read_regular
 from gov.core.errors import OperatingPointError
+
+POINT_LIMIT = 4 * MEGABYTE  # bytes of an operating point file read at most
 
 if TYPE_CHECKING:
     from gov.core.scoring.learned import LearnedArrays
@@ -260,7 +263,7 @@ def load_operating_point(path: str | os.PathLike[str]) -> OperatingPoint:
     """Read a point from a file: missing or malformed is an error, never a fallback."""
     shown = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, POINT_LIMIT)
     except FileNotFoundError:
         raise OperatingPointError(f"{shown}: operating point file not found") from None
     except OSError as exc:
