@@ -189,3 +189,19 @@ def test_installed_in_finds_settings_above_and_the_users_own(tmp_path: Path) -> 
     install.install("gemini", install.settings_path("gemini", user=True, environ={"HOME": str(home)}))
     found = install.installed_in(project / "src", home)
     assert [(f.harness, f.project) for f in found] == [("cursor", project), ("gemini", None)]
+
+
+def test_the_examples_readme_lists_each_files_events() -> None:
+    rows = [line for line in (EXAMPLES / "README.md").read_text().splitlines()
+            if line.startswith("| ") and "`" in line]
+    for harness, name in EXAMPLE_FILE.items():
+        row = next(r for r in rows if f"`{name}`" in r.split("|")[2])
+        listed = set(re.findall(r"`([A-Za-z]+)`", row.split("|")[4])) - {"clear", "compact"}
+        assert listed == {event for event, _ in install.TARGETS[harness].events}, harness
+
+
+def test_the_fixture_readme_cites_only_whole_commits() -> None:
+    text = (REPO / "tests" / "data" / "harness" / "README.md").read_text()
+    for sha in re.findall(r"`([0-9a-f]{7,})`", text):
+        assert len(sha) == 40, sha
+    assert "SOURCES.md" not in (REPO / "tests" / "data" / "harness" / "copilot-types.ts.txt").read_text()
