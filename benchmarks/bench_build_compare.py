@@ -27,16 +27,13 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from bench_build import run_measured, synthesise  # noqa: E402
+from bench_build import run_measured, synthesise
+from lib import median
 
 
 def configurations(baseline: str | None, no_bodies: bool = False
@@ -120,8 +117,7 @@ def main() -> int:
                 continue
             base = results.get("baseline --no-bodies") if "no-bodies" in name else None
             base = base or results["baseline"]
-            ratios = {key: statistics.median(b[key] for b in base)
-                      / statistics.median(r[key] for r in rows)
+            ratios = {key: median([b[key] for b in base]) / median([r[key] for r in rows])
                       for key in ("wall_s", "cpu_s", "peak_rss_mb")}
             which = "baseline --no-bodies" if base is results.get("baseline --no-bodies") \
                 else "baseline"
