@@ -31,9 +31,6 @@ ENV_KEYS = ("GOV_INDEX", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PRO
 HELP = """usage: gov hook {claude-code|codex|gemini|copilot|cursor} [-i INDEX] [--operating-point FILE] [--serve auto|never] [--no-session-memory]
        gov hook install|uninstall HARNESS [--user | --project DIR] [--program PROGRAM] [--dry-run]
 
-Set up with `gov hook install HARNESS` (see `gov hook install --help`): it merges gov's
-entries into the harness's settings file, naming this gov by absolute path.
-
 The harness hook: reads the harness's JSON payload on stdin and acts on its event, the
 same command for every event of one harness:
 
@@ -50,6 +47,9 @@ same command for every event of one harness:
       route; prints nothing.
   compaction, or a session start after clear or compact  session memory pastes in full
       again.
+
+Set up with `gov hook install HARNESS` (see `gov hook install --help`): it merges gov's
+entries into the harness's settings file, naming this gov by absolute path.
 
 A turn always exits 0; problems are one line on stderr (none for tool events, which fire
 on every tool call).
