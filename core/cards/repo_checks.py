@@ -74,12 +74,32 @@ class RepoError(GovError):
     failure_class = "input"
 
 
+# The checked repository is not trusted: its own config must not make git run anything.
+_GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.pager=cat",
+             "-c", "diff.external=", "-c", "core.untrackedCache=false", "-c", "protocol.allow=never",
+             "-c", "core.sshCommand=false", "--no-pager")
+_GIT_UNSET = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+              "GIT_CONFIG_COUNT", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_SSH", "GIT_SSH_COMMAND",
+              "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
+
+
+def git_command(root: Path, *args: str) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of a read-only git run in an untrusted repository:
+    no fsmonitor, hooks, pager, external diff or transport from its config, no system config."""
+    env = {key: value for key, value in os.environ.items() if key not in _GIT_UNSET}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0",
+               GIT_PAGER="cat", PAGER="cat")
+    return ["git", *_GIT_SAFE, "-C", str(root), *args], env
+
+
 def _git(root: Path, *args: str) -> bytes:
     import subprocess
 
+    command, env = git_command(root, *args)
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), *args],
+            command,
+            env=env,
             capture_output=True,
             timeout=_GIT_TIMEOUT,
             check=False,
@@ -102,8 +122,10 @@ def _names(output: bytes) -> list[str]:
 def _has_commit(root: Path, rev: str) -> bool:
     import subprocess
 
+    command, env = git_command(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
     done = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+        command,
+        env=env,
         capture_output=True,
         timeout=_GIT_TIMEOUT,
         check=False,
