@@ -69,6 +69,10 @@ def lint_command(
     exact: Annotated[bool, typer.Option(
         "--exact", help="Compare every pair of surfaces however large the corpus (and ignore "
         "an approximate-search graph).")] = False,
+    on_duplicate: Annotated[str, typer.Option(
+        "--on-duplicate", metavar="qualify|error|first", help="Documents of the PATHS sharing a "
+        "name: qualify each by its folder (default), stop with an error, or keep the first.")
+    ] = "qualify",
     *,
     view: options.Output,
 ) -> int:
@@ -82,8 +86,13 @@ def lint_command(
     if paths:
         found = config or find_config(paths)
         settings = load_config(found).with_options(max_tokens, disable or ())
+        from gov.core.corpus.reader import ON_DUPLICATE
+
+        if on_duplicate not in ON_DUPLICATE:
+            raise UsageError(f"--on-duplicate must be qualify, error or first, not "
+                             f"{on_duplicate!r}")
         report = lint_paths(paths, config=settings, index=target if target.is_file() else None,
-                            exact=exact)
+                            exact=exact, on_duplicate=on_duplicate)
     else:
         if not target.is_file():
             from gov.core.index.locate import no_index

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from gov.core.lint.hubs import bank_prompts, hub_counts
 from gov.core.lint.overlap import overlap_findings
 from gov.core.lint.shadowed import ShadowFinder
 from gov.core.routing.router import Router
+
+if TYPE_CHECKING:
+    from gov.core.corpus.reader import OnDuplicate
 
 Problems = Sequence[tuple[str, int | None, str] | tuple[str, int | None, str, str]]
 
@@ -339,12 +342,13 @@ def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
 
 def lint_paths(paths: Sequence[str | os.PathLike[str]], *, config: LintConfig | None = None,
                index: str | os.PathLike[str] | None = None, exact: bool = False,
-               warn: Callable[[str], None] | None = None) -> LintReport:
+               warn: Callable[[str], None] | None = None,
+               on_duplicate: OnDuplicate = "qualify") -> LintReport:
     """Read the corpus under ``paths`` and lint it (``gov lint PATHS``); a skipped file is
     a finding, not a warning."""
     from gov.core.corpus.reader import load_corpus
 
-    corpus = load_corpus(paths, warn=warn or (lambda _message: None))
+    corpus = load_corpus(paths, warn=warn or (lambda _message: None), on_duplicate=on_duplicate)
     if config is None:
         config = load_config(find_config(paths))
     return lint_corpus(corpus, config=config, index=index, exact=exact)

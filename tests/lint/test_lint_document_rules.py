@@ -149,3 +149,36 @@ def test_a_corpus_with_nothing_routable_reports_what_was_skipped(tmp_path: Path)
     assert [(f.rule, Path(f.file or "").name, f.line) for f in report.findings] == [
         ("trigger-missing", "notes.md", 1)]
     assert report.documents == 0 and report.fails("error")
+
+
+def test_a_healthy_library_s_other_files_are_not_findings(tmp_path: Path,
+                                                          fake_encoder: object) -> None:
+    """A collection's README and LICENSE, a skill's supporting files (a binary JSONL
+    included), Cursor rules with unquoted globs and duplicate names: none is a finding."""
+    rule = "---\ndescription: Writing {0} components with hooks.\nglobs: **/*.tsx\n---\nBody\n"
+    (tmp_path / "rules").mkdir()
+    for name in ("react", "vue"):
+        (tmp_path / "rules" / f"{name}.mdc").write_text(rule.format(name))
+    skill = tmp_path / "skills" / "pdf"
+    (skill / "data").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: pdf\ndescription: Filling PDF forms.\n---\nBody\n")
+    (skill / "reference.md").write_text("# Reference\n")
+    (skill / "data" / "bench.jsonl").write_bytes(b"\x00\xff" * 32)
+    (tmp_path / "other" / "pdf").mkdir(parents=True)
+    (tmp_path / "other" / "pdf" / "SKILL.md").write_text(
+        "---\nname: pdf\ndescription: Merging PDF files.\n---\nBody\n")
+    (tmp_path / "README.md").write_text("# My rules\n")
+    (tmp_path / "LICENSE.md").write_text("MIT\n")
+    (tmp_path / "ANTHROPIC_ATTRIBUTION.md").write_text("# Attribution\n")
+    report = lint_paths([tmp_path])
+    assert report.documents == 4
+    assert [f for f in report.findings if f.rule in ("unreadable", "trigger-missing")] == []
+
+
+def test_a_binary_or_undecodable_file_is_unreadable_not_a_failed_lint(tmp_path: Path,
+                                                                     fake_encoder: object) -> None:
+    (tmp_path / "ok.md").write_text("# Ok\n\n**Agent-trigger:** Reviewing pull requests.\n")
+    (tmp_path / "blob.jsonl").write_bytes(b"\x00" * 40 + b"\n")
+    report = lint_paths([tmp_path])
+    assert [(f.rule, Path(f.file or "").name) for f in report.findings
+            if f.rule == "unreadable"] == [("unreadable", "blob.jsonl")]
