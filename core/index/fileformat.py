@@ -184,8 +184,9 @@ def read_array_bytes(path: str | os.PathLike[str], name: str,
     shown = str(path)
     header = header if header is not None else read_header(path)
     entry = header["arrays"].get(name)
-    if not isinstance(entry, dict):
+    if entry is None:
         raise IndexLoadError(f"{shown}: index lacks array {name!r}", hint=rebuild_hint(shown, header))
+    check_entry(shown, name, entry, header)
     handle, size = _open(path)
     with handle:
         try:
@@ -242,6 +243,27 @@ class IndexFile:
                                      hint=rebuild_hint(self.path, self.header))
 
 
+def check_entry(shown: str, name: str, entry: Any, header: dict[str, Any]) -> None:
+    """One array's manifest entry, whole: a dtype gov reads, a shape of sizes, an offset and
+    a length, a checksum; anything else is one :class:`IndexLoadError` naming what."""
+    def bad(what: str) -> IndexLoadError:
+        return IndexLoadError(f"{shown}: array {name!r} has a bad manifest entry ({what})",
+                              hint=rebuild_hint(shown, header))
+
+    if not isinstance(entry, dict):
+        raise bad("not an object")
+    if entry.get("dtype") not in ALLOWED_DTYPES:
+        raise bad("dtype")
+    shape = entry.get("shape")
+    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+        raise bad("shape")
+    for key in ("offset", "nbytes"):
+        if type(entry.get(key)) is not int or entry[key] < 0:
+            raise bad(key)
+    if not isinstance(entry.get("sha256"), str):
+        raise bad("sha256")
+
+
 def open_index_file(path: str | os.PathLike[str], verify: bool = False) -> IndexFile:
     """Open ``path``: verify the prefix and header, map the arrays."""
     shown = str(path)
@@ -251,9 +273,7 @@ def open_index_file(path: str | os.PathLike[str], verify: bool = False) -> Index
             header, header_len = _read_verified(handle, shown, size)
             data_start = _align(PREFIX.size + header_len)
             for name, entry in header["arrays"].items():
-                if not isinstance(entry, dict) or entry.get("dtype") not in ALLOWED_DTYPES:
-                    raise IndexLoadError(f"{shown}: array {name!r} has a bad manifest entry",
-                                         hint=rebuild_hint(shown, header))
+                check_entry(shown, name, entry, header)
                 if data_start + int(entry["offset"]) + int(entry["nbytes"]) > size:
                     raise IndexLoadError(f"{shown}: array {name!r} runs past the end of the file",
                                          hint=rebuild_hint(shown, header))
