@@ -7,6 +7,7 @@ memory: each is an ``OSError`` here whose ``strerror`` callers put in their one-
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -27,9 +28,10 @@ def open_regular(path: str | os.PathLike[str]) -> int:
     fd = os.open(path, flags)
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
         if not stat.S_ISREG(mode):
-            what = "a folder" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
-            raise NotRegularFile(0, f"not a regular file ({what})", str(path))
+            raise NotRegularFile(0, "not a regular file (a FIFO, device or socket)", str(path))
     except BaseException:
         os.close(fd)
         raise

@@ -56,5 +56,7 @@ def test_a_lint_config_linked_to_a_huge_file_is_refused_unread(tmp_path: Path) -
         load_config(link)
     with pytest.raises(FileTooLarge):
         read_regular(huge, 1024)
-    with pytest.raises(NotRegularFile):
+    with pytest.raises(IsADirectoryError):
         read_regular(tmp_path, 1024)
+    with pytest.raises(NotRegularFile):
+        read_regular("/dev/null", 1024)
