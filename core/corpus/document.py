@@ -14,7 +14,7 @@ from typing import NamedTuple
 import orjson
 
 RETIRED_STATUSES = frozenset({"retired", "draft", "superseded", "deprecated", "withdrawn"})
-PARSER_VERSION = 1
+PARSER_VERSION = 2  # 2: lenient front matter, control bytes removed, shared names qualified
 
 
 @dataclass(frozen=True)
