@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gov.core.corpus.markdown import lenient_front_matter
 from gov.core.corpus.reader import first_paragraph, load_corpus
@@ -168,3 +170,12 @@ def test_many_skipped_files_are_counted_not_listed_one_by_one(tmp_path: Path) ->
     assert len(corpus.problems) == 14 and corpus.reasons == {"no description": 14}  # type: ignore[attr-defined]
     assert len(warnings) == 11
     assert warnings[-1].startswith("… and 4 more skipped file(s); gov index --skipped")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab: -|>'\"[],*#\n\t")), max_size=200))
+def test_lenient_front_matter_never_fails_and_holds_only_text(source: str) -> None:
+    read = lenient_front_matter(source)
+    for value in read.values():
+        assert isinstance(value, str) or (isinstance(value, list)
+                                          and all(isinstance(item, str) for item in value))
