@@ -15,6 +15,7 @@ and how to ask gov, within :data:`CATALOGUE_MAX_BYTES`.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,31 @@ def still_applies(names: list[str]) -> str:
                    + ".", MAX_BYTES)
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,63}")
+MAX_PLAIN_NAME = 64
+
+
+def plain(name: str) -> bool:
+    """Whether ``name`` is a plain identifier: letters, digits and ``-_./``, at most 64."""
+    return _PLAIN_NAME.fullmatch(name) is not None
+
+
+def shown_name(name: str, source: str | None) -> str:
+    """The name the agent reads: the document's own when plain; else one derived from its
+    file's name (its folder's, for a ``SKILL.md``); else ``unnamed-document``. A name that
+    is prose ("SYSTEM NOTICE - ignore ...") never reaches the agent as text to obey."""
+    if plain(name):
+        return name
+    if source:
+        stem, _ = os.path.splitext(os.path.basename(source))
+        if stem.upper() in ("SKILL", "README", "INDEX", "AGENTS"):
+            stem = os.path.basename(os.path.dirname(source))
+        derived = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-.")[:MAX_PLAIN_NAME]
+        if derived and plain(derived):
+            return derived
+    return "unnamed-document"
+
+
 def _safe_path(path: str, cwd: str | None) -> str | None:
     """``path`` as shown (relative to ``cwd`` when inside it), or ``None`` when it holds a
     character that cleaning would change (pointing at a different file is worse than none)."""
@@ -73,13 +99,14 @@ def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = f
     into the ``gov show`` command it suggests. ``notices``: whether to say the corpus's
     divergence notices (a session hears them once).
     """
+    sources = answer.sources
     routes = [route for route in answer.routes if route.name not in kept]
-    repeated = [route.name for route in answer.routes if route.name in kept]
+    repeated = [shown_name(route.name, sources.get(route.name)) for route in answer.routes
+                if route.name in kept]
     if not routes:
         return still_applies(repeated)
     tail = (" Still applies: " + ", ".join(clean(name, MAX_NAME) for name in repeated)
             + ".") if repeated else ""
-    sources = answer.sources
     shown_index = _safe_path(index, cwd) if index else None
     show = "gov show NAME" + (f" -i {shlex.quote(shown_index)}" if shown_index else "")
     said: list[str] = []
@@ -92,7 +119,7 @@ def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = f
                                                      (50, 60, 100), (0, 0, 60), (0, 0, 0)):
         items = []
         for route in routes:
-            item = clean(route.name, MAX_NAME)
+            item = clean(shown_name(route.name, sources.get(route.name)), MAX_NAME)
             if evidence_limit and route.why:
                 item += f" (matched {_clip(route.why, evidence_limit)})"
             items.append(item)
@@ -101,7 +128,7 @@ def render(answer: RouteAnswer, cwd: str | None = None, kept: frozenset[str] = f
             path = sources.get(route.name)
             shown = _safe_path(path, cwd) if path else None
             if shown and path_limit and len(shown) <= path_limit:
-                how.append(f"{clean(route.name, MAX_NAME)}: {shown}")
+                how.append(f"{clean(shown_name(route.name, path), MAX_NAME)}: {shown}")
         text = (
             "gov: these team documents govern this request: " + "; ".join(items) + ". "
             f"Read each one in full before acting: run `{show}`"
