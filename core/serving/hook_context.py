@@ -156,10 +156,11 @@ def catalogue(names: list[str]) -> str:
     shown: list[str] = []
     budget = CATALOGUE_MAX_BYTES - len((head + ask).encode("utf-8")) - 40
     for name in names:
-        cost = len(_clip(name, 80).encode("utf-8")) + 2
+        name = shown_name(name, None)  # prose as a name is not listed as text
+        cost = len(name.encode("utf-8")) + 2
         if cost > budget:
             break
-        shown.append(_clip(name, 80))
+        shown.append(name)
         budget -= cost
     rest = len(names) - len(shown)
     listed = ", ".join(shown) + (f", and {rest} more" if rest else "")
