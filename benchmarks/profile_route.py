@@ -3,7 +3,7 @@
 
     python benchmarks/profile_route.py IDX [IDX ...] --prompts prompts.jsonl [--count 200]
 
-For each index: the warm ``Index.route`` median and p95 over ``--count`` prompts (after 10
+For each index: the warm ``Router.route`` median and p95 over ``--count`` prompts (after 10
 to warm up), the parts of a route measured separately on the same prompts (embedding the
 prompt, the cosine over every surface vector, the pooled semantic scores with that cosine,
 the lexical scores, the head's or learned classifier's probabilities, selection), and a
@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
+from lib import gov_command, median, percentile, run
+
 
 def median_ms(samples: list[float]) -> float:
-    return round(statistics.median(samples) * 1000, 2)
+    return round(median(samples) * 1000, 2)
 
 
 def profile(path: Path, prompts: list[str]) -> dict[str, object]:
@@ -74,30 +72,15 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
             "gate": getattr(index.operating_point, "gate", "confidence"),
             "approximate": index.scorer.nearest is not None,
             "route_p50_ms": median_ms(routes),
-            "route_p95_ms": round(routes[int(0.95 * (len(routes) - 1))] * 1000, 2),
+            "route_p95_ms": round(percentile(routes, 0.95) * 1000, 2),
             **{f"{key}_p50_ms": median_ms(values) for key, values in parts.items() if key != "route"}}
 
 
-# A fresh parent per run: RUSAGE_CHILDREN's peak is over all of a process's children.
-TIMED = """
-import resource, subprocess, sys, time
-started = time.perf_counter()
-subprocess.run(sys.argv[1:], capture_output=True, check=True)
-print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
-
 def one_shot(path: Path, prompt: str) -> dict[str, float]:
-    gov = shutil.which("gov", path=str(Path(sys.executable).parent)) or "gov"
-    walls, peaks = [], []
-    for _ in range(3):
-        done = subprocess.run([sys.executable, "-c", TIMED, gov, "route", prompt, "-i", str(path),
-                               "--format", "jsonl"], capture_output=True, check=True, text=True)
-        wall, peak_kb = done.stdout.split()
-        walls.append(float(wall))
-        peaks.append(int(peak_kb))
-    return {"one_shot_p50_s": round(statistics.median(walls), 3),
-            "one_shot_peak_rss_mb": round(statistics.median(peaks) / 1024)}
+    runs = [run([*gov_command(), "route", prompt, "-i", str(path), "--format", "jsonl"]
+                ).checked("gov route") for _ in range(3)]
+    return {"one_shot_p50_s": round(median([done.wall_s for done in runs]), 3),
+            "one_shot_peak_rss_mb": round(median([done.peak_rss_mb for done in runs]))}
 
 
 def main() -> None:

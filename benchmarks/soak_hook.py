@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from lib import REPO, import_repo, summary
+
 PROMPTS = [
     "roll back last night's release, checkout is throwing 500s",
     "rotate the stripe key that leaked into the build logs",
@@ -56,7 +56,7 @@ def main() -> None:
         build = [args.python, "-m", "gov.cli.entry", "index", str(REPO / "examples" / "policies"), "-o",
                  str(index), "-q"]
         subprocess.run(build, check=True, env=env)
-        sys.path.insert(0, str(REPO))
+        import_repo()
         import orjson
 
         from gov.core.routing.indexes import load_index
@@ -66,7 +66,7 @@ def main() -> None:
         expected = {}
         for prompt in PROMPTS:
             routed = loaded.route(prompt, record=False)
-            expected[prompt] = (orjson.dumps(hook_output(render(routed, str(REPO)))).decode()
+            expected[prompt] = (orjson.dumps(hook_output(render(routed, str(REPO), index=str(index)))).decode()
                                 if routed.routes else "")
         server = subprocess.Popen([args.python, "-m", "gov.cli.entry", "serve", "-q", "--idle-timeout", "900"],
                                   env=env)
@@ -78,7 +78,8 @@ def main() -> None:
 
         def one(number: int) -> None:
             prompt = PROMPTS[number % len(PROMPTS)]
-            payload = json.dumps({"prompt": prompt, "cwd": str(REPO), "hook_event_name": "UserPromptSubmit"})
+            payload = json.dumps({"prompt": prompt, "cwd": str(REPO), "hook_event_name": "UserPromptSubmit",
+                                  "session_id": f"soak-{number}"})  # a full paragraph every turn
             start = time.perf_counter()
             result = subprocess.run([args.python, "-m", "gov.cli.entry", "hook", "codex", "-i", str(index)],
                                     input=payload.encode(), capture_output=True, env=env, check=False)
@@ -106,16 +107,10 @@ def main() -> None:
             server.terminate()
             server.wait()
         fallbacks = sum(1 for line in events.read_text().splitlines() if json.loads(line).get("attempts", 1) > 1)
-        ordered = sorted(latencies)
-
-        def pct(q: float) -> float:
-            return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
         print(f"turns {tally['done']} with {args.clients} clients in {time.time() - started:.0f} s; "
               f"index rebuilt every {args.rebuild_every} turns")
         print(f"wrong answers {tally['wrong']}   failures {tally['failed']}   fallbacks {fallbacks}")
-        print(f"latency ms: p50 {pct(0.5):.1f}  p90 {pct(0.9):.1f}  p99 {pct(0.99):.1f}  "
-              f"mean {statistics.fmean(ordered):.1f}")
+        print(summary("hook turn latency", latencies))
         print("server RSS MB over the run: " + ", ".join(f"{m:.0f}" for m in memory))
 
 
