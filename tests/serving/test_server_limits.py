@@ -47,7 +47,7 @@ def test_a_four_megabyte_prompt_is_quick_and_leaves_the_server_as_it_was(
         time.sleep(0.2)
         other = run_gov("hook", "codex", "-i", str(example_index), input=small, env=runtime)
         other_done = time.monotonic() - began
-        out, err = large.communicate(big, timeout=60)
+        _out, err = large.communicate(big, timeout=60)
         large_done = time.monotonic() - began
         assert large.returncode == 0 and b"Traceback" not in err
         assert large_done <= 3.0, f"the 4 MB prompt took {large_done:.1f} s"
