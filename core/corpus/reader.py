@@ -30,6 +30,7 @@ from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-ex
     SKIP_DIRS,  # noqa: F401
     Walk,
     WalkExpired,
+    is_skill_file,
     open_regular,
     read_bounded,
 )
@@ -184,7 +185,7 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None,
         notes.append(f"{removed:,} control byte(s) removed")
     front = parsed.front_matter or {}
     suffix = path.suffix.lower()
-    if path.name == "SKILL.md":
+    if is_skill_file(path.name):
         kind, default_name = "skill", path.parent.name
     elif suffix == ".mdc":
         kind, default_name = "mdc", path.stem
@@ -450,7 +451,7 @@ def _looks_like_repository_file(path: Path) -> bool:
     """A markdown file named in capitals (QUICKSTART.md, IMPLEMENTATION_SUMMARY.md) without a
     trigger: documentation about the repository, not a document to route."""
     stem = path.name.split(".")[0]
-    return stem.isupper() and path.name != "SKILL.md"
+    return stem.isupper() and not is_skill_file(path.name)
 
 
 def _warn_skipped(problems: Sequence[Skip], warn: Warn) -> None:

@@ -41,6 +41,11 @@ _REPOSITORY_FILE = re.compile(
     r"|GEMINI)(?:[._-].*)?$")
 
 
+def is_skill_file(name: str) -> bool:
+    """Whether ``name`` is a skill's file (``SKILL.md``, in any case)."""
+    return name.lower() == "skill.md"
+
+
 def repository_file(name: str) -> bool:
     """Whether the file ``name`` is a repository's own file (README.md, README.zh-CN.md,
     LICENSE, CHANGELOG.md, ANTHROPIC_ATTRIBUTION.md, …), never a document (a ``.mdc`` file
@@ -91,14 +96,15 @@ class Walk:
                       "two links to one folder); its documents are read once")
             return
         self.visited.add(key)
-        skill = folder / "SKILL.md"
-        if _regular(skill):
-            yield skill
-            in_skill = True
         try:
             entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError as exc:
             raise CorpusError(f"{folder}: cannot read the folder: {exc.strerror or exc}") from None
+        skills = [entry for entry in entries if is_skill_file(entry.name)
+                  and _regular(Path(entry.path))]
+        if skills:  # SKILL.md (a SKILL.MD too; one, if a folder holds both)
+            yield Path(skills[0].path)
+            in_skill = True
         for entry in entries:
             if entry.name.startswith(".") and entry.name not in SHOWN_HIDDEN:
                 continue

@@ -118,10 +118,13 @@ def test_licence_readme_and_a_skill_s_supporting_files_are_neither_warnings_nor_
     write(root / "pdf" / "CHANGELOG.md", "# 1.0\n")
     write(root / "game" / "SKILL.md", skill.format("game"))
     write(root / "game" / "2d-games" / "SKILL.md", skill.format("2d-games"))  # nested: a skill
+    write(root / "db" / "SKILL.MD", skill.format("db"))  # in capitals: a skill all the same
+    write(root / "db" / "schema.md", "# Schema\n")
     corpus, warnings = load(root)
-    assert sorted(corpus.names) == ["2d-games", "game", "pdf"]  # type: ignore[attr-defined]
+    assert sorted(corpus.names) == ["2d-games", "db", "game", "pdf"]  # type: ignore[attr-defined]
+    assert {doc.kind for doc in corpus.documents} == {"skill"}  # type: ignore[attr-defined]
     assert warnings == [] and corpus.problems == []  # type: ignore[attr-defined]
-    assert corpus.candidates == 3  # type: ignore[attr-defined]
+    assert corpus.candidates == 4  # type: ignore[attr-defined]
 
 
 def test_duplicate_agent_names_in_two_category_folders(tmp_path: Path) -> None:
