@@ -28,17 +28,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-POLICIES = REPO / "examples" / "policies"
+from lib import EXAMPLES, RESULTS, gov_command, median, percentile, run
+
+POLICIES = EXAMPLES / "policies"
 PROMPTS = [
     "roll back last night's release, checkout is throwing 500s",
     "rotate the stripe key that leaked into the build logs",
@@ -68,8 +67,7 @@ class Installation:
     def __init__(self, label: str, python: str, work: Path) -> None:
         self.label = label
         self.python = python
-        script = Path(python).parent / "gov"
-        self.gov = [str(script)] if script.exists() else [python, "-m", "gov.cli.entry"]
+        self.gov = gov_command(python)
         home = work / label
         (home / "runtime").mkdir(parents=True)
         (home / "runtime").chmod(0o700)
@@ -89,14 +87,8 @@ class Installation:
                        capture_output=True, env=self.env, check=True, cwd=self.index.parent)
 
     def timed(self, name: str, argv: list[str], stdin: bytes | None = None) -> None:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, env=self.env, check=True,
-                       cwd=self.index.parent)
-        wall = (time.perf_counter() - start) * 1000.0
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000.0
-        self.samples.setdefault(name, []).append((wall, cpu))
+        done = run(argv, stdin=stdin, env=self.env, cwd=self.index.parent).checked(name)
+        self.samples.setdefault(name, []).append((done.wall_s * 1000.0, done.cpu_s * 1000.0))
 
     def hook(self, prompt: str, serve: str) -> list[str]:
         return [*self.gov, "hook", "codex", "-i", str(self.index), "--serve", serve]
@@ -133,7 +125,7 @@ def main() -> int:
     parser.add_argument("--baseline", required=True, help="the other installation's python")
     parser.add_argument("--python", default=sys.executable, help="this installation's python")
     parser.add_argument("--turns", type=int, default=15)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "versions.json")
+    parser.add_argument("--out", type=Path, default=RESULTS / "versions.json")
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gov-versions-"))
     installations = [Installation("baseline", options.baseline, work),
@@ -148,7 +140,7 @@ def main() -> int:
             time.sleep(3.0)
         load = os.getloadavg()
         turns(installations, options.turns)
-        warm = {gov.label: statistics.median(gov.warm_route_ms() for _ in range(3))
+        warm = {gov.label: median([gov.warm_route_ms() for _ in range(3)])
                 for gov in installations}
         load_after = os.getloadavg()
     finally:
@@ -164,10 +156,10 @@ def main() -> int:
     for name in base.samples:
         row: dict[str, float] = {}
         for gov in installations:
-            walls = sorted(wall for wall, _ in gov.samples[name])
-            row[f"{gov.label}_wall_ms"] = round(statistics.median(walls), 1)
-            row[f"{gov.label}_wall_p90_ms"] = round(walls[int(0.9 * (len(walls) - 1))], 1)
-            row[f"{gov.label}_cpu_ms"] = round(statistics.median(c for _, c in gov.samples[name]), 1)
+            walls = [wall for wall, _ in gov.samples[name]]
+            row[f"{gov.label}_wall_ms"] = round(median(walls), 1)
+            row[f"{gov.label}_wall_p90_ms"] = round(percentile(walls, 0.9), 1)
+            row[f"{gov.label}_cpu_ms"] = round(median([c for _, c in gov.samples[name]]), 1)
         row["wall_ratio"] = round(row["this_wall_ms"] / row["baseline_wall_ms"], 2)
         row["cpu_ratio"] = round(row["this_cpu_ms"] / max(row["baseline_cpu_ms"], 0.1), 2)
         figures[name] = row

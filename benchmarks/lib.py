@@ -59,7 +59,8 @@ class Run:
 
 
 def run(cmd: Sequence[str], *, stdin: Path | bytes | None = None, stdout: Path | None = None,
-        env: dict[str, str] | None = None, interrupt_after: float | None = None) -> Run:
+        env: dict[str, str] | None = None, cwd: Path | None = None,
+        interrupt_after: float | None = None) -> Run:
     """Run ``cmd`` and measure it alone (``os.wait4``: this child's own CPU and peak RSS).
 
     ``stdin``: a file or bytes; ``stdout``: a file to write (else kept in memory);
@@ -79,7 +80,8 @@ def run(cmd: Sequence[str], *, stdin: Path | bytes | None = None, stdout: Path |
             source.write(stdin)
             source.seek(0)
         start = time.perf_counter()
-        process = subprocess.Popen(list(cmd), stdin=source, stdout=out, stderr=err, env=env)
+        process = subprocess.Popen(list(cmd), stdin=source, stdout=out, stderr=err, env=env,
+                                   cwd=cwd)
         if interrupt_after:
             timer = threading.Timer(interrupt_after, process.send_signal, (signal.SIGINT,))
             timer.start()
