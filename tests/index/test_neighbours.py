@@ -48,19 +48,94 @@ def test_blocks_of_any_size_find_the_same_pairs() -> None:
 
 
 def test_coverage_takes_every_surface_both_ways() -> None:
-    # Two documents with the same trigger but unrelated examples are not near-duplicates;
-    # with the same examples too, they are.
+    # Two documents with unrelated triggers and the same four examples cover each other
+    # (4 of 5 surfaces match); with unrelated examples, they do not.
     rng = np.random.default_rng(2)
-    trigger, e1, e2, e3, e4 = unit(rng.normal(size=(5, 16)))
-    owners = np.array([0, 0, 0, 1, 1, 1])
-    kinds = np.array([TRIGGER, EXAMPLE, EXAMPLE] * 2)
+    t1, t2, e1, e2, e3, e4, e5, e6, e7, e8 = unit(rng.normal(size=(10, 64)))
+    owners = np.repeat([0, 1], 5)
+    kinds = np.array([TRIGGER, EXAMPLE, EXAMPLE, EXAMPLE, EXAMPLE] * 2)
     layout = nb.Layout.of(owners, kinds, 2)
     thresholds = nb.Thresholds(0.8, 0.8)
-    different = np.stack([trigger, e1, e2, trigger, e3, e4])
-    same = np.stack([trigger, e1, e2, trigger, e1, e2])
-    assert nb.exact_pairs(layout, different, None, thresholds) == []
+    same = np.stack([t1, e1, e2, e3, e4, t2, e1, e2, e3, e4])
+    different = np.stack([t1, e1, e2, e3, e4, t2, e5, e6, e7, e8])
     (pair,) = nb.exact_pairs(layout, same, None, thresholds)
-    assert pair.scores["meaning"] == pytest.approx(1.0, abs=1e-5)
+    assert set(pair.scores) == {"meaning"} and pair.scores["meaning"] >= 0.8
+    assert nb.exact_pairs(layout, different, None, thresholds) == []
+
+
+def test_triggers_that_say_the_same_thing_pair_whatever_the_examples() -> None:
+    # The same trigger over unrelated example lines: coverage is low, but the triggers
+    # alone say the same thing and the examples do not tell the documents apart.
+    rng = np.random.default_rng(2)
+    trigger, e1, e2, e3, e4, e5, e6 = unit(rng.normal(size=(7, 384)))
+    owners = np.repeat([0, 1], 4)
+    layout = nb.Layout.of(owners, np.array([TRIGGER, EXAMPLE, EXAMPLE, EXAMPLE] * 2), 2)
+    vectors = np.stack([trigger, e1, e2, e3, trigger, e4, e5, e6])
+    (pair,) = nb.exact_pairs(layout, vectors, None, nb.Thresholds(0.8, 0.8))
+    assert set(pair.scores) == {"trigger-meaning"}
+    assert pair.scores["trigger-meaning"] == pytest.approx(1.0, abs=1e-5)
+    # Only over the trigger threshold.
+    assert nb.exact_pairs(layout, vectors, None, nb.Thresholds(
+        0.8, 0.8, overlap_trigger_meaning=1.01)) == []
+
+
+def test_examples_that_tell_two_documents_apart_undo_a_template_trigger() -> None:
+    # "The user's request is about: X" against "... about: Y": one trigger, but each
+    # document's examples gather around its own subject, far from the other's.
+    rng = np.random.default_rng(7)
+    trigger, own_a, own_b = unit(rng.normal(size=(3, 384)))
+    near_a = unit(own_a + 0.05 * rng.normal(size=(3, 384)))  # cosine about 0.6 to the
+    near_b = unit(own_b + 0.05 * rng.normal(size=(3, 384)))  # subject, 0 to the others'
+    owners = np.repeat([0, 1], 4)
+    layout = nb.Layout.of(owners, np.array([TRIGGER, EXAMPLE, EXAMPLE, EXAMPLE] * 2), 2)
+    vectors = np.concatenate([trigger[None], near_a, trigger[None], near_b]).astype(np.float32)
+    assert nb.exact_pairs(layout, vectors, None, nb.Thresholds(0.8, 0.8)) == []
+    cosines = nb.row_cosines(vectors, None, layout.surfaces)
+    assert nb.examples_apart(layout, cosines, 0, 1, 0.08)
+    # A margin no examples reach: the triggers decide again.
+    assert [set(p.scores) for p in nb.exact_pairs(layout, vectors, None, nb.Thresholds(
+        0.8, 0.8, overlap_examples_apart=2.0))] == [{"trigger-meaning"}]
+
+
+def test_content_words_ignore_order_function_words_and_plurals() -> None:
+    a = nb.content_words("Deploying, releasing or rolling back a service in production, "
+                         "including canary and blue-green rollouts.")
+    b = nb.content_words("Releasing, deploying or rolling back services in production, "
+                         "including blue-green and canary rollouts.")
+    assert a == b
+    assert "the" not in nb.content_words("the release") and "or" not in a
+    words = nb.TriggerWords(["deploy the service", "deploy a service", "order a laptop"])
+    # Rarer words weigh more: "laptop" (one trigger) over "deploy" (two).
+    assert words.weights[2].sum() > words.weights[0].sum()
+    shared = words.shared(np.array([0, 0]), np.array([1, 2]))
+    assert shared[0] == pytest.approx(words.totals[0]) and shared[1] == 0.0
+
+
+def test_words_alone_pair_reordered_triggers_and_find_narrower_copies() -> None:
+    texts = ["Deploying, releasing or rolling back a service in production, including "
+             "canary and blue-green rollouts.",
+             "Releasing, deploying or rolling back services in production, including "
+             "blue-green and canary rollouts.",
+             "Rolling back a service in production.",
+             "Ordering a new laptop or monitor for a new starter."]
+    layout = nb.Layout.of(np.arange(4), np.full(4, TRIGGER, dtype=np.int8), 4)
+    # Meaning as a model would see it: 0 ~ 1 (0.85, under the trigger threshold), 2 close
+    # to both (0.7), 3 apart.
+    gram = np.array([[1.0, 0.85, 0.7, 0.1], [0.85, 1.0, 0.7, 0.1],
+                     [0.7, 0.7, 1.0, 0.1], [0.1, 0.1, 0.1, 1.0]])
+    vectors = np.linalg.cholesky(gram).astype(np.float32)
+    found = nb.detect(layout, vectors, None, nb.Thresholds(), texts=texts)
+    assert [(p.a, p.b, set(p.scores)) for p in found.pairs] == [(0, 1, {"meaning",
+                                                                       "trigger-words"})]
+    assert found.pairs[0].scores["trigger-words"] == pytest.approx(1.0)
+    assert sorted((n.narrow, n.broad) for n in found.narrower) == [(2, 0), (2, 1)]
+    assert all(n.words == pytest.approx(1.0) and n.meaning == pytest.approx(0.7, abs=1e-4)
+               for n in found.narrower)
+    # Not close enough in meaning: no narrower copy, however the words fall.
+    assert nb.detect(layout, vectors, None, nb.Thresholds(subsumed_meaning=0.75),
+                     texts=texts).narrower == []
+    # Without the texts, words are not compared: 0.85 by meaning is no pair of triggers.
+    assert nb.exact_pairs(layout, vectors, None, nb.Thresholds(overlap_meaning=0.9)) == []
 
 
 def test_words_are_compared_from_the_tfidf_columns() -> None:
