@@ -1,12 +1,11 @@
 """Check the hand-written benchmark corpora: documents, labels, kinds and duplicates.
 
-Run from anywhere with ``python benchmarks/corpora/check.py`` (standard library only).
+Run from anywhere with ``python benchmarks/corpora/check.py`` (with gov installed).
 Every folder next to this file that holds ``documents/`` and ``labelled.jsonl`` is a corpus.
 For each corpus it checks that
 
-- every document parses the way gov reads it: a markdown policy has one ``**Agent-trigger:**``
-  line (outside code fences); a ``SKILL.md`` or ``.mdc`` file has YAML front matter with a
-  ``description``; a skill's ``name`` matches its folder; no two documents share a name;
+- gov's own reader reads every document (strictly: a file gov would skip is an error) and no
+  two documents share a name; a skill's ``name`` matches its folder;
 - every name in ``expected`` is a routable document of that corpus (a document whose status is
   retired, draft, superseded, deprecated or withdrawn is left out of routing by gov, so it
   must not be expected, and it need not be);
@@ -30,122 +29,26 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 KINDS = {"positive": (1, 1), "two_docs": (2, 2), "near_miss": (0, 0), "general": (0, 0)}
 KIND_ORDER = ["positive", "two_docs", "near_miss", "general"]
-RETIRED = {"retired", "draft", "superseded", "deprecated", "withdrawn"}
-HEADER_RE = re.compile(r"^\*\*(?P<key>[A-Za-z][A-Za-z -]*?):\*\*[ \t]*(?P<value>.*?)\s*$")
-FENCE_RE = re.compile(r"^\s*(```|~~~)")
-TOP_KEY_RE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):(?:\s+(?P<value>.*))?$")
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
 
 
-def split_front_matter(text: str) -> tuple[str | None, str]:
-    """Return (front matter source, body); front matter is None when the file has none."""
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
-        return None, text
-    for number in range(1, len(lines)):
-        if lines[number].rstrip() in ("---", "..."):
-            return "\n".join(lines[1:number]), "\n".join(lines[number + 1 :])
-    raise ValueError("front matter opened with '---' is never closed")
+def read_documents(folder: Path, errors: list[str]) -> dict[str, bool]:
+    """Each document's name and whether gov routes it, as gov's reader reads the folder."""
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.errors import GovError
 
-
-def scalar(raw: str) -> str:
-    """The value of a one-line YAML scalar: plain, single- or double-quoted."""
-    raw = raw.strip()
-    if raw.startswith('"'):
-        if not raw.endswith('"') or len(raw) < 2:
-            raise ValueError(f"unterminated double-quoted value: {raw[:40]}")
-        return json.loads(raw)  # YAML double-quoted escapes used here are a subset of JSON's
-    if raw.startswith("'"):
-        if not raw.endswith("'") or len(raw) < 2:
-            raise ValueError(f"unterminated single-quoted value: {raw[:40]}")
-        return raw[1:-1].replace("''", "'")
-    if raw.startswith(("*", "&", "!", "%", "@", "`")):
-        raise ValueError(f"a plain value cannot start with {raw[0]!r}: {raw[:40]}")
-    if ": " in raw or " #" in raw:
-        raise ValueError(f"plain value contains ': ' or ' #', quote it: {raw[:40]}")
-    return raw
-
-
-def front_matter_keys(source: str) -> dict[str, str | None]:
-    """Top-level keys of simple front matter: one-line scalars and folded/literal blocks."""
-    keys: dict[str, str | None] = {}
-    lines = source.split("\n")
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
-        if not line.strip() or line.lstrip().startswith("#") or line.startswith((" ", "\t", "-")):
-            continue
-        match = TOP_KEY_RE.match(line)
-        if match is None:
-            raise ValueError(f"cannot read front matter line: {line[:60]}")
-        key, raw = match["key"], (match["value"] or "").strip()
-        if raw[:1] in (">", "|"):
-            block = []
-            while index < len(lines) and (lines[index].startswith((" ", "\t")) or not lines[index].strip()):
-                block.append(lines[index].strip())
-                index += 1
-            keys[key] = " ".join(part for part in block if part)
-        elif raw == "":
-            keys[key] = None
-        else:
-            keys[key] = scalar(raw)
-    return keys
-
-
-def read_document(path: Path) -> tuple[str, bool]:
-    """Return (name, routable) for one document file; raise ValueError on a problem."""
-    text = path.read_text(encoding="utf-8")
-    front_source, body = split_front_matter(text)
-    front = front_matter_keys(front_source) if front_source is not None else {}
-    trigger = None
-    status = None
-    in_fence = False
-    for line in body.split("\n"):
-        if FENCE_RE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        match = HEADER_RE.match(line)
-        if match is None:
-            continue
-        key = match["key"].strip().lower()
-        if key == "agent-trigger":
-            if trigger is not None:
-                raise ValueError("a second **Agent-trigger:** line")
-            trigger = match["value"]
-        elif key == "status":
-            status = match["value"]
-    if path.name == "SKILL.md":
-        default_name = path.parent.name
-        if front_source is None:
-            raise ValueError("SKILL.md without YAML front matter")
-        if front.get("name") and front["name"] != default_name:
-            raise ValueError(f"skill name {front['name']!r} differs from its folder {default_name!r}")
-    else:
-        default_name = path.stem
-    name = front.get("name") or default_name
-    if trigger is None:
-        trigger = front.get("description")
-    if not trigger or not trigger.strip():
-        raise ValueError("no trigger: neither an **Agent-trigger:** line nor a front-matter description")
-    status = (status or front.get("status") or "").strip().lower()
-    return name, status not in RETIRED
-
-
-def document_files(documents: Path) -> list[Path]:
-    found = []
-    for path in sorted(documents.rglob("*")):
-        if not path.is_file() or not path.name.lower().endswith(MARKDOWN_SUFFIXES):
-            continue
-        skill_root = next(
-            (p for p in path.parents if (p / "SKILL.md").is_file() and documents in p.parents), None
-        )
-        if skill_root is not None and path != skill_root / "SKILL.md":
-            continue  # a skill's other files are its resources, not documents
-        found.append(path)
-    return found
+    try:
+        corpus = load_corpus([folder], strict=True, warn=lambda _m: None, base=HERE,
+                             on_duplicate="error")
+    except GovError as exc:
+        errors.append(str(exc))
+        return {}
+    for doc in [*corpus.documents, *corpus.retired]:
+        path = Path(doc.source)
+        if path.name == "SKILL.md" and doc.name != path.parent.name:
+            errors.append(f"{doc.source}: skill name {doc.name!r} differs from its folder "
+                          f"{path.parent.name!r}")
+    return {**{doc.name: False for doc in corpus.retired},
+            **{doc.name: True for doc in corpus.documents}}
 
 
 def normalise(prompt: str) -> str:
@@ -164,22 +67,7 @@ def main() -> int:
         return 1
     for corpus in corpora:
         label = corpus.name
-        documents: dict[str, bool] = {}
-        sources: dict[str, Path] = {}
-        for path in document_files(corpus / "documents"):
-            shown = path.relative_to(HERE)
-            try:
-                name, routable = read_document(path)
-            except (ValueError, UnicodeDecodeError) as exc:
-                errors.append(f"{shown}: {exc}")
-                continue
-            if name in documents:
-                errors.append(
-                    f"{shown}: duplicate document name {name!r} (also {sources[name].relative_to(HERE)})"
-                )
-                continue
-            documents[name] = routable
-            sources[name] = path
+        documents = read_documents(corpus / "documents", errors)
         kinds: Counter[str] = Counter()
         expected_count: Counter[str] = Counter()
         with open(corpus / "labelled.jsonl", encoding="utf-8") as handle:
