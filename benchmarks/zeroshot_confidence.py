@@ -62,8 +62,8 @@ def score_prompts(measured: Measured, point: Any,
                        measured.head)
     rows = np.arange(gate.size)
     first = np.maximum(ranked.top1, 0)
-    head = measured.head[rows, first] if measured.head is not None else np.zeros(gate.size)
-    features = background_features(background, gate, ranked.fused1, ranked.fused2, head)
+    features = background_features(background, gate, ranked.fused1, ranked.fused2,
+                                   measured.head, ranked.top1)
     right = measured.gold[rows, first] & (ranked.top1 >= 0)
     return Scored(semantic, background, gate, ranked, features, right)
 

@@ -209,9 +209,8 @@ def first_routes(point: OperatingPoint, scores: Scores, expected: NDArray[np.boo
         tops = background.gate_scores(pooled.lexical, pooled.semantic, point).max(axis=1)
         routed &= tops >= background.threshold(point)[0]
         if point.confidence_weights and point.min_confidence is not None:
-            head = (np.where(has1, pooled.learned[rows, np.maximum(many.top1, 0)], 0.0)
-                    if pooled.learned is not None else np.zeros(n))
-            features = background_features(background, tops, many.fused1, many.fused2, head)
+            features = background_features(background, tops, many.fused1, many.fused2,
+                                           pooled.learned, many.top1, pooled.families)
             routed &= logistic_many(point.confidence_weights, features) >= point.min_confidence
     elif (point.confidence_weights and point.min_confidence is not None
           and pooled.semantic is not None):

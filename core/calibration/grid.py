@@ -150,9 +150,9 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
         if base.min_confidence is not None and base.confidence_weights:
             # The confidence floor kept (as the label-free point has it) and dropped, at
             # every threshold: labels say whether it costs more than it saves here.
-            head = (np.where(has1, scores.learned[rows, np.maximum(top1, 0)], 0.0)
-                    if scores.learned is not None else np.zeros(n))
-            features = background_features(background, confidence, fused1, fused2, head)
+            features = background_features(background, confidence, fused1, fused2,
+                                           scores.learned, np.where(has1, top1, -1),
+                                           scores.families)
             confident = logistic_many(base.confidence_weights, features) >= base.min_confidence
             alphas, orphans = alphas * 2, orphans * 2
             thresholds = thresholds * 2

@@ -35,21 +35,27 @@ class LexicalArrays:
     col_data: NDArray[np.float64]
     n_rows: int
     ngram_range: tuple[int, int] = NGRAM_RANGE
+    # A prompt's term counts as 1 + ln(count), as scikit-learn's ``sublinear_tf`` does.
+    sublinear: bool = False
 
 
-def fit(texts: Sequence[str]) -> LexicalArrays:
-    """Fit TF-IDF on ``texts`` (one row each) with scikit-learn; build time only."""
+def fit(texts: Sequence[str], *, ngram_range: tuple[int, int] = NGRAM_RANGE,
+        sublinear: bool = False) -> LexicalArrays:
+    """Fit TF-IDF on ``texts`` (one row each) with scikit-learn; build time only.
+
+    ``sublinear``: term counts as 1 + ln(count), for long texts (whole documents), where a
+    word said twenty times is not twenty times the evidence."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
     vectorizer = TfidfVectorizer(
         lowercase=True,
         token_pattern=TOKEN_PATTERN,
-        ngram_range=NGRAM_RANGE,
+        ngram_range=ngram_range,
         stop_words="english",
         norm="l2",
         use_idf=True,
         smooth_idf=True,
-        sublinear_tf=False,
+        sublinear_tf=sublinear,
     )
     try:
         matrix = vectorizer.fit_transform(list(texts))
@@ -63,6 +69,8 @@ def fit(texts: Sequence[str]) -> LexicalArrays:
             col_rows=np.zeros(0, dtype=np.int32),
             col_data=np.zeros(0, dtype=np.float64),
             n_rows=len(texts),
+            ngram_range=ngram_range,
+            sublinear=sublinear,
         )
     csc = matrix.tocsc()
     csc.sort_indices()
@@ -77,6 +85,8 @@ def fit(texts: Sequence[str]) -> LexicalArrays:
         col_rows=np.asarray(csc.indices, dtype=np.int32),
         col_data=np.asarray(csc.data, dtype=np.float64),
         n_rows=matrix.shape[0],
+        ngram_range=ngram_range,
+        sublinear=sublinear,
     )
 
 
@@ -131,6 +141,8 @@ class LexicalScorer:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         columns = np.fromiter((c for c, _ in pairs), dtype=np.int64, count=len(pairs))
         weights = np.fromiter((n for _, n in pairs), dtype=np.float64, count=len(pairs))
+        if self.arrays.sublinear:
+            weights = 1.0 + np.log(weights)
         weights *= self.arrays.idf[columns]
         norm = float(np.sqrt(np.dot(weights, weights)))
         if norm > 0.0:

@@ -135,7 +135,7 @@ def build(
     bodies: bool | None = None,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
-    families: str = "none",
+    families: str = "auto",
     duplicates: Thresholds | None = None,
     download: bool = False,
 ) -> BuiltIndex:
@@ -239,11 +239,16 @@ def build(
             header = replace(header, ann=info)
         for name, array in (extra_arrays or {}).items():
             arrays[name] = array
+    from gov.core.index import body_words
+
+    words, summary = body_words.fit_arrays(documents)
+    arrays.update(words)
+    header = replace(header, body_words=summary)
     grouped = family_arrays(documents, families, duplicates, layout, embeddings, lexical)
     if grouped is not None:
         arrays["doc_family"], summary = grouped
         header = replace(header, families=summary)
-    elif families != "none":  # recorded, so a refresh keeps it
+    else:  # recorded, so a refresh keeps it
         header = replace(header, families={"mode": families})
     return BuiltIndex(header, arrays, embedded)
 

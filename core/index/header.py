@@ -65,6 +65,8 @@ class IndexHeader:
     # What the routing layer measured on this corpus at build (the background gate's
     # statistics); opaque to the index, which stores it as given.
     background: dict[str, Any] | None = None
+    # Body words (:mod:`gov.core.index.body_words`): their weight and vocabulary size.
+    body_words: dict[str, Any] | None = None
     schema: int = INDEX_SCHEMA
 
     @property
@@ -102,6 +104,8 @@ class IndexHeader:
             out["families"] = dict(self.families)
         if self.background is not None:
             out["background"] = dict(self.background)
+        if self.body_words is not None:
+            out["body_words"] = dict(self.body_words)
         return out
 
     @classmethod
@@ -151,6 +155,12 @@ class IndexHeader:
             raise check.bad("separability", "must be a finite number or null")
         build = check.optional_object("build") or {}
         bodies = check.optional_object("bodies")
+        body_words = check.optional_object("body_words")
+        if body_words is not None:
+            weight = body_words.get("weight")
+            if (not isinstance(weight, int | float) or isinstance(weight, bool)
+                    or not math.isfinite(weight) or not 0.0 <= weight <= 100.0):
+                raise check.bad("body_words.weight", "must be a number from 0 to 100")
         return cls(
             created=check.optional_string(raw, "created") or "",
             gov_version=check.optional_string(raw, "gov_version") or "",
@@ -167,6 +177,7 @@ class IndexHeader:
             ann=check.optional_object("ann"),
             families=check.optional_object("families"),
             background=check.optional_object("background"),
+            body_words=body_words,
         )
 
 

@@ -288,7 +288,9 @@ def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
             weight = point.body_surfaces / (n + point.body_surfaces)
             semantic = np.where(scorer.body_present[None, :],
                                 (1 - weight) * semantic + weight * body, semantic)
-        score = point.lexical_weight * groups.best(lexical) + point.semantic_weight * semantic
+        words = np.stack([scorer.body_word_scores(scorer.surface_texts[int(i)]) for i in rows])
+        score = (point.lexical_weight * (groups.best(lexical) + words)
+                 + point.semantic_weight * semantic)
         own_best[first: first + rows.size] = score.argmax(axis=1) == mine
         gate = score - point.hub_weight * hub
         tops[first: first + rows.size] = gate.max(axis=1)

@@ -52,7 +52,7 @@ def build_index(
     ann: bool = False,
     ann_candidates: int | None = None,
     bodies: bool | None = None,
-    families: str = "none",
+    families: str = "auto",
     duplicates: Thresholds | None = None,
     download: bool = True,
 ) -> BuiltIndex:
@@ -114,8 +114,8 @@ def build_options(header: IndexHeader) -> dict[str, Any]:
     families."""
     options: dict[str, Any] = {"bodies": header.bodies is not None}
     mode = (header.families or {}).get("mode")
-    if mode == "declared":
-        options["families"] = "declared"
+    if mode in ("declared", "none"):
+        options["families"] = mode
     if header.families is not None and mode == "auto":
         options["families"] = "auto"
         thresholds = header.families.get("thresholds")

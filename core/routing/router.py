@@ -211,7 +211,7 @@ class Router:
         answers = []
         for row, prompt in enumerate(prompts):
             surfaces = scorer.lexical_surfaces(prompt)  # once per prompt: why() reuses it
-            lexical = scorer.lexical_documents(surfaces)
+            lexical = scorer.lexical_documents(surfaces, prompt)
             self._finite(lexical, "lexical scores")
             answer = self._answer(
                 prompt, lexical, semantic[row] if semantic is not None else None,

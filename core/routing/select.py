@@ -126,29 +126,55 @@ class Selection(NamedTuple):
 
 def _background_gate(lexical: FloatArray, semantic: NDArray[np.floating[Any]],
                      learned: FloatArray | None, point: OperatingPoint, background: Background,
-                     order: NDArray[np.intp], fused: FloatArray) -> tuple[Gate, float | None]:
+                     order: NDArray[np.intp], fused: FloatArray,
+                     families: NDArray[np.integer[Any]] | None = None
+                     ) -> tuple[Gate, float | None]:
     """The gate's reading and the confidence of the first route (a logistic over how rare
-    the score is among the bank, the ranking margin and the head's probability)."""
+    the score is among the bank, the ranking margin, the head's probability for the first
+    route's family and the head's mass on any document)."""
     top = float(background.gate_scores(lexical, semantic, point).max())
     threshold, guard = background.threshold(point)
     confidence = None
     if point.confidence_weights and order.size:
         second = fused[order[1]] if order.size > 1 else 0.0
-        head = learned[order[0]] if learned is not None else 0.0
         row = background_features(background, np.array([top]), fused[order[:1]],
-                                  np.array([second]), np.array([head]))
+                                  np.array([second]),
+                                  None if learned is None else learned[None, :],
+                                  order[:1], families)
         confidence = float(logistic_many(point.confidence_weights, row)[0])
     return Gate(top, threshold, guard), confidence
 
 
 def background_features(background: Background, tops: NDArray[Any], fused1: NDArray[Any],
-                        fused2: NDArray[Any], head: NDArray[Any]) -> FloatArray:
+                        fused2: NDArray[Any], learned: NDArray[Any] | None,
+                        top1: NDArray[np.intp],
+                        families: NDArray[np.integer[Any]] | None = None) -> FloatArray:
     """The background gate's confidence features, a row per prompt: how rare its best gate
-    score is among the bank's, the fused margin of its first route over its second (0 when
-    none), and the head's probability for the first (0 without a head)."""
+    score is among the bank's; the fused margin of its first route over its second (0 when
+    none; with families the second is already another family's); the head's probability
+    for the first route's family (its document alone without families; 0 without a head);
+    and the head's mass on any document, 1 less its "none" class (1 without a head): a
+    prompt that looks like the bank's generic prompts near it leaves its mass on "none".
+
+    ``learned`` is the head's (or a learned classifier's) probabilities, prompts by
+    documents, ``top1`` each prompt's first document (-1: none)."""
+    n = np.asarray(tops).shape[0]
+    has = np.asarray(top1) >= 0
+    first = np.maximum(np.asarray(top1), 0)
+    if learned is None:
+        head = np.zeros(n)
+        mass = np.ones(n)
+    else:
+        probabilities = np.asarray(learned, dtype=np.float64)
+        if families is None:
+            head = probabilities[np.arange(n), first]
+        else:
+            ids = np.asarray(families)
+            head = np.where(ids[None, :] == ids[first][:, None], probabilities, 0.0).sum(axis=1)
+        head = np.where(has, head, 0.0)
+        mass = probabilities.sum(axis=1)
     return np.stack([background.rarities(tops), np.asarray(fused1, dtype=np.float64)
-                     - np.asarray(fused2, dtype=np.float64),
-                     np.asarray(head, dtype=np.float64)], axis=1)
+                     - np.asarray(fused2, dtype=np.float64), head, mass], axis=1)
 
 
 def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
@@ -167,7 +193,7 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     gate = None
     if point.gate == "background" and background is not None and semantic is not None:
         gate, confidence = _background_gate(lexical, semantic, learned, point, background,
-                                            order, fused)
+                                            order, fused, families)
         if gate.top < gate.threshold:
             return Selection([], confidence, f"abstained: best score {gate.top:.3f} is under "
                              f"the threshold {gate.threshold:.3f} set by "

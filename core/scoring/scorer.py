@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from gov.core.encode.tfidf import LexicalScorer
 from gov.core.errors import IndexLoadError, ModelError
+from gov.core.index import body_words
 from gov.core.index.stored import StoredIndex
 from gov.core.index.surfaces import LEARNED
 from gov.core.scoring.learned import LearnedArrays, softmax_rows
@@ -45,6 +46,8 @@ class Scorer:
         self.stored = stored
         arrays, terms = stored.lexical_arrays()
         self.lexical = LexicalScorer(arrays, terms)
+        # Each document's whole text as words (gov.core.index.body_words), and its weight.
+        self.body_words = body_words.scorer(stored, arrays.stop_words)
         self.documents = len(stored.names)
         self.groups = SurfaceGroups.of_owners(stored.surface_doc, self.documents)
         self.surface_texts: Sequence[str] = stored.surface_texts(self.groups.starts)
@@ -136,15 +139,29 @@ class Scorer:
         """TF-IDF cosine between the prompt and each surface."""
         return self.lexical.scores(prompt)
 
-    def lexical_documents(self, surface_scores: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Each document's best surface score."""
-        return self.groups.best(surface_scores)
+    def lexical_documents(self, surface_scores: NDArray[np.float64],
+                          prompt: str | None = None) -> NDArray[np.float64]:
+        """Each document's best surface score, plus (given the ``prompt``) its body words'
+        weighted cosine."""
+        best: NDArray[np.float64] = self.groups.best(surface_scores)
+        if prompt is not None:
+            best = best + self.body_word_scores(prompt)
+        return best
+
+    def body_word_scores(self, text: str) -> NDArray[np.float64]:
+        """The weighted cosine of ``text`` to each document's whole text (zeros: the index
+        has no body words)."""
+        if self.body_words is None:
+            return np.zeros(self.documents, dtype=np.float64)
+        words, weight = self.body_words
+        out: NDArray[np.float64] = weight * words.scores(text)
+        return out
 
     def lexical_many(self, prompts: Sequence[str]) -> NDArray[np.float64]:
         """Per-document lexical scores of many prompts: shape (prompts, documents)."""
         out = np.zeros((len(prompts), self.documents), dtype=np.float64)
         for row, prompt in enumerate(prompts):
-            out[row] = self.lexical_documents(self.lexical_surfaces(prompt))
+            out[row] = self.lexical_documents(self.lexical_surfaces(prompt), prompt)
         return out
 
     # -- meaning --------------------------------------------------------------------------

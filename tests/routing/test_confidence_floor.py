@@ -56,10 +56,32 @@ def test_rarity_is_the_smoothed_share_of_the_bank_scoring_as_high() -> None:
                                     -np.log10(1 / 402)])
 
 
-def test_the_features_are_rarity_margin_and_head_per_prompt() -> None:
+def test_the_features_are_rarity_margin_head_and_mass_per_prompt() -> None:
     _, background = gated(None)
+    # Two prompts over three documents; the second prompt has no first route (-1).
+    learned = np.array([[0.7, 0.1, 0.05], [0.2, 0.1, 0.0]])
     rows = background_features(background, np.array([0.9, 0.1]), np.array([0.8, 0.3]),
-                               np.array([0.2, 0.0]), np.array([0.7, 0.0]))
-    assert rows.shape == (2, 3)
+                               np.array([0.2, 0.0]), learned, np.array([0, -1]))
+    assert rows.shape == (2, 4)
     assert rows[:, 0] == pytest.approx(background.rarities(np.array([0.9, 0.1])))
     assert rows[:, 1] == pytest.approx([0.6, 0.3]) and rows[:, 2] == pytest.approx([0.7, 0.0])
+    # The head's mass on any document: 1 less what it leaves on "none".
+    assert rows[:, 3] == pytest.approx([0.85, 0.3])
+
+
+def test_a_family_pools_the_head_probability_of_its_members() -> None:
+    _, background = gated(None)
+    learned = np.array([[0.3, 0.25, 0.2]])
+    families = np.array([0, 0, 1])
+    pooled = background_features(background, np.array([0.5]), np.array([0.4]), np.array([0.1]),
+                                 learned, np.array([1]), families)
+    alone = background_features(background, np.array([0.5]), np.array([0.4]), np.array([0.1]),
+                                learned, np.array([1]))
+    assert pooled[0, 2] == pytest.approx(0.55) and alone[0, 2] == pytest.approx(0.25)
+
+
+def test_without_a_head_the_head_feature_is_zero_and_the_mass_one() -> None:
+    _, background = gated(None)
+    rows = background_features(background, np.array([0.5]), np.array([0.4]), np.array([0.1]),
+                               None, np.array([0]))
+    assert rows[0, 2] == 0.0 and rows[0, 3] == 1.0

@@ -108,7 +108,8 @@ def test_lexical_only_is_flagged_never_silent(fake_index: Path) -> None:
     assert all(route.semantic is None for route in result.routes)
     # A prompt the words alone route, so the check above is not vacuous.
     routed = lexical.route("roll back last night's release")
-    assert routed.degraded == "lexical-only" and routed.names == ["deployment"]
+    # (release-notes, whose body speaks of releases, may come second by its body words)
+    assert routed.degraded == "lexical-only" and routed.names[0] == "deployment"
     assert routed.routes and all(route.semantic is None for route in routed.routes)
 
 

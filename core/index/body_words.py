@@ -1,0 +1,81 @@
+"""Body words: each document's whole text as words evidence, beside its routing surfaces.
+
+A real library's one-line descriptions are short and generic ("Expert in modern web
+development"), while the tool, framework or error a user names ("stryker", "semgrep",
+"@AppStorage") is in the body. The surfaces' TF-IDF cannot see it and the body's summary
+vector blurs it, so each document's text (its gov header lines left out, so an example line
+is never its own evidence) gets a TF-IDF of its own: single words, counts taken as
+1 + ln(count) so a long body does not win by repetition. A prompt's cosine to a document's
+text, times :data:`WEIGHT`, is added to its lexical score for that document wherever the
+lexical score is used (the ranking, the background gate and the thresholds measured at build),
+so the gate's bank is scored the same way as every prompt. Measured in ``docs/quality.md``
+("Body words").
+
+The arrays are stored under their own names, with a hashed term table like the surfaces'
+(:mod:`gov.core.index.termhash`), so a load builds no dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gov.core.encode.tfidf import LexicalArrays, LexicalScorer
+from gov.core.index import termhash
+
+if TYPE_CHECKING:
+    from gov.core.corpus.document import Document
+
+# Added to the lexical score per unit of body cosine. Under the shipped point's lexical
+# weight (0.25) it is worth the body cosine itself in the fused score.
+WEIGHT = 4.0
+PREFIX = "bw_"
+NGRAM_RANGE = (1, 1)
+ARRAYS = ("idf", "col_ptr", "col_rows", "col_data", "vocabulary")
+
+
+def document_text(doc: Document) -> str:
+    """What a document's body words are read from: its name and trigger, and its text less
+    gov's header lines (``**Agent-example:**`` and the like)."""
+    from gov.core.corpus.markdown import is_header_line
+
+    lines = [line for line in doc.text.splitlines() if not is_header_line(line)]
+    return " ".join([doc.name.replace("-", " ").replace("_", " "), doc.trigger, *lines])
+
+
+def fit_arrays(documents: Sequence[Document]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays to store and the header's summary (build time: scikit-learn)."""
+    from gov.core.encode.tfidf import fit
+
+    fitted = fit([document_text(doc) for doc in documents], ngram_range=NGRAM_RANGE,
+                 sublinear=True)
+    arrays: dict[str, np.ndarray] = {
+        PREFIX + "vocabulary": np.frombuffer("\n".join(fitted.vocabulary).encode("utf-8"),
+                                             dtype=np.uint8),
+        PREFIX + "idf": fitted.idf,
+        PREFIX + "col_ptr": fitted.col_ptr,
+        PREFIX + "col_rows": fitted.col_rows,
+        PREFIX + "col_data": fitted.col_data,
+    }
+    arrays.update({PREFIX + name: value
+                   for name, value in termhash.build_arrays(fitted.vocabulary).items()})
+    return arrays, {"weight": WEIGHT, "terms": len(fitted.vocabulary)}
+
+
+def scorer(stored: Any, stop_words: Sequence[str]) -> tuple[LexicalScorer, float] | None:
+    """The body-words scorer of an opened index and its weight (``None``: the index has
+    none)."""
+    info = stored.header.body_words
+    if info is None or not stored.has_array(PREFIX + "idf"):
+        return None
+    names: Mapping[str, np.ndarray] = {name: stored.array(PREFIX + name)
+                                       for name in termhash.ARRAY_NAMES}
+    terms = termhash.TermTable.from_arrays(names, stored.array(PREFIX + "vocabulary"))
+    arrays = LexicalArrays(
+        vocabulary=[], stop_words=list(stop_words), idf=stored.array(PREFIX + "idf"),
+        col_ptr=stored.array(PREFIX + "col_ptr"), col_rows=stored.array(PREFIX + "col_rows"),
+        col_data=stored.array(PREFIX + "col_data"), n_rows=len(stored.names),
+        ngram_range=NGRAM_RANGE, sublinear=True)
+    return LexicalScorer(arrays, terms), float(info["weight"])
