@@ -26,8 +26,6 @@ import argparse
 import json
 import os
 import random
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,41 +33,14 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-WORDS = [
-    "deploy",
-    "release",
-    "migration",
-    "database",
-    "index",
-    "service",
-    "cache",
-    "login",
-    "session",
-    "token",
-    "auth",
-    "rollback",
-    "schema",
-    "timeout",
-    "latency",
-    "replica",
-    "queue",
-    "worker",
-    "config",
-    "secret",
-    "policy",
-    "router",
-    "report",
-    "metric",
-    "alert",
-    "build",
-    "test",
-    "coverage",
-    "refactor",
-    "handler",
-    "module",
-    "endpoint",
-    "payload",
-]
+from lib import median, run
+
+WORDS = (
+    "deploy", "release", "migration", "database", "index", "service", "cache", "login", "session",
+    "token", "auth", "rollback", "schema", "timeout", "latency", "replica", "queue", "worker",
+    "config", "secret", "policy", "router", "report", "metric", "alert", "build", "test",
+    "coverage", "refactor", "handler", "module", "endpoint", "payload",
+)
 FAILURE = ["failed with an error", "timeout while waiting", "could not connect", "crashed"]
 PROPOSAL = ["we should", "I propose to", "the plan will", "recommend that we"]
 
@@ -157,19 +128,11 @@ GOV_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"
 
 def time_gov(gov: list[str], cards: Path, out: Path) -> tuple[float, float]:
     """Wall and CPU (user + system) seconds of one whole ``gov card verify`` process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    with out.open("wb") as fh:
-        proc = subprocess.run(
-            [*gov, "card", "verify", str(cards), "--format", "jsonl", "--quiet"],
-            stdout=fh, stderr=subprocess.PIPE, env=GOV_ENV, check=False,
-        )  # fmt: skip
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode not in (0, 1):
-        sys.exit(f"gov failed ({proc.returncode}): {proc.stderr.decode()}")
-    return elapsed, cpu
+    done = run([*gov, "card", "verify", str(cards), "--format", "jsonl", "--quiet"], stdout=out,
+               env=GOV_ENV)
+    if done.code not in (0, 1):
+        sys.exit(f"gov failed ({done.code}): {done.stderr}")
+    return done.wall_s, done.cpu_s
 
 
 def time_ovi(python: str, cards: Path, work: Path) -> tuple[float, float, float, list[object]]:
@@ -229,8 +192,8 @@ def main() -> int:
                 walls.append(wall)
                 loops.append(loop)
                 loop_cpus.append(loop_cpu)
-        gov_s = statistics.median(wall for wall, _ in runs)
-        gov_cpu = statistics.median(cpu for _, cpu in runs)
+        gov_s = median([wall for wall, _ in runs])
+        gov_cpu = median([cpu for _, cpu in runs])
         print(
             f"gov card verify   median {gov_s:.3f} s wall ({gov_cpu:.3f} s CPU)  best "
             f"{min(wall for wall, _ in runs):.3f} s  ({args.cards / gov_s:,.0f} cards/s, whole process)"
@@ -241,8 +204,8 @@ def main() -> int:
         if not args.ovi_python:
             print("ovi-cards: not measured (give --ovi-python)")
             return 0
-        ovi_wall, ovi_loop = statistics.median(walls), statistics.median(loops)
-        ovi_cpu = statistics.median(loop_cpus)
+        ovi_wall, ovi_loop = median(walls), median(loops)
+        ovi_cpu = median(loop_cpus)
         print(
             f"ovi-cards 0.1.0   median loop {ovi_loop:.3f} s wall ({ovi_cpu:.3f} s CPU; "
             f"{args.cards / ovi_loop:,.0f} cards/s, validate_card + verify_card), whole process "

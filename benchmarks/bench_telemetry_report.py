@@ -3,7 +3,7 @@
 The report must read 1,000,000 events in at most 10 s, in memory that does not grow
 with the log. This writes synthetic logs (realistic mixes of outcomes, documents,
 adapters and latencies over 30 days) to a temporary folder, runs the real command on
-each as a child process, and reads its peak RSS with ``resource.getrusage(RUSAGE_CHILDREN)``.
+each as a child process measured alone (``benchmarks/lib.py``: its own CPU time and peak RSS).
 
     python benchmarks/bench_telemetry_report.py            # 0 (empty), 100k, 1M events
     python benchmarks/bench_telemetry_report.py --events 100000 2000000 --format json
@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import orjson
+from lib import run
 
 from gov.core.telemetry.events import FAILURE_CLASSES, make_event, rfc3339
 
@@ -68,28 +68,11 @@ def write_log(path: Path, events: int, seed: int = 5) -> None:
             out.write(orjson.dumps(event, option=newline))
 
 
-# Starts the report from a small, fresh process and prints its children's peak RSS: Linux
-# counts a child's memory from before exec too, so measuring straight from this process
-# (grown by writing the log) would report this process's size, not the report's.
-MEASURE = """
-import resource, subprocess, sys, time
-started = time.perf_counter()
-code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
-seconds = time.perf_counter() - started
-usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, code)
-"""
-
-
 def run_report(log: Path, fmt: str) -> tuple[float, float, float, int]:
     """Wall and CPU seconds, peak RSS in MiB and exit code of one report run."""
-    command = [sys.executable, "-m", "gov.cli.entry", "telemetry", "report", str(log),
-               "--format", fmt]
-    env = {**os.environ, "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-c", MEASURE, *command], env=env,
-                          capture_output=True, text=True, check=True)
-    seconds, cpu, kib, code = done.stdout.split()
-    return float(seconds), float(cpu), int(kib) / 1024, int(code)  # ru_maxrss: KiB on Linux
+    done = run([sys.executable, "-m", "gov.cli.entry", "telemetry", "report", str(log), "--format",
+                fmt], env={**os.environ, "NO_COLOR": "1"}, stdout=Path(os.devnull))
+    return done.wall_s, done.cpu_s, done.peak_rss_mb, done.code
 
 
 def main(argv: list[str] | None = None) -> int:

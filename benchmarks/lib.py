@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,42 +55,57 @@ class Run:
         return self
 
 
+# The measuring parent: small and fresh, because Linux counts a child's memory from before its
+# exec, so a child started from a large process (one holding an index, say) would report that
+# process's size as its own peak.
+_PARENT = """
+import os, signal, subprocess, sys, threading, time
+report, interrupt, command = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+start = time.perf_counter()
+child = subprocess.Popen(command)
+if interrupt:
+    threading.Timer(interrupt, child.send_signal, (signal.SIGINT,)).start()
+_pid, status, usage = os.wait4(child.pid, 0)
+wall = time.perf_counter() - start
+with open(report, "w") as handle:
+    handle.write(f"{wall} {usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} "
+                 f"{os.waitstatus_to_exitcode(status)}")
+os._exit(0)
+"""
+
+
 def run(cmd: Sequence[str], *, stdin: Path | bytes | None = None, stdout: Path | None = None,
         env: dict[str, str] | None = None, cwd: Path | None = None,
         interrupt_after: float | None = None) -> Run:
-    """Run ``cmd`` and measure it alone (``os.wait4``: this child's own CPU and peak RSS).
+    """Run ``cmd`` and measure it alone: its wall time, its own CPU time and peak RSS
+    (through a small fresh parent, ``_PARENT``), exit code, stdout and stderr.
 
     ``stdin``: a file or bytes; ``stdout``: a file to write (else kept in memory);
     ``interrupt_after``: send SIGINT after that many seconds, as a user's Ctrl-C would.
     """
     with contextlib.ExitStack() as files:
-        err = files.enter_context(tempfile.TemporaryFile())
-        if stdout:
-            out = files.enter_context(open(stdout, "wb"))
-        else:
-            out = files.enter_context(tempfile.TemporaryFile())
+        folder = Path(files.enter_context(tempfile.TemporaryDirectory(prefix="gov-bench-")))
+        err = files.enter_context(open(folder / "stderr", "w+b"))
+        out = files.enter_context(open(stdout or folder / "stdout", "w+b"))
         source: Any = subprocess.DEVNULL
         if isinstance(stdin, Path):
             source = files.enter_context(open(stdin, "rb"))
         elif stdin is not None:
-            source = files.enter_context(tempfile.TemporaryFile())
-            source.write(stdin)
-            source.seek(0)
-        start = time.perf_counter()
-        process = subprocess.Popen(list(cmd), stdin=source, stdout=out, stderr=err, env=env,
-                                   cwd=cwd)
-        if interrupt_after:
-            timer = threading.Timer(interrupt_after, process.send_signal, (signal.SIGINT,))
-            timer.start()
-            files.callback(timer.cancel)
-        _pid, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
+            (folder / "stdin").write_bytes(stdin)
+            source = files.enter_context(open(folder / "stdin", "rb"))
+        report = folder / "report"
+        subprocess.run([sys.executable, "-c", _PARENT, str(report), str(interrupt_after or 0),
+                        *cmd], stdin=source, stdout=out, stderr=err, env=env, cwd=cwd, check=False)
+        try:
+            wall, cpu, peak_kb, code = report.read_text().split()
+        except (OSError, ValueError):
+            err.seek(0)
+            problem = err.read().decode(errors="replace")[-500:]
+            raise SystemExit(f"could not run {cmd[0]}: {problem}") from None
         err.seek(0)
         out.seek(0)
-        return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-                   process.returncode, b"" if stdout else out.read(),
-                   err.read().decode("utf-8", errors="replace"))
+        return Run(float(wall), float(cpu), int(peak_kb) / 1024, int(code),
+                   b"" if stdout else out.read(), err.read().decode("utf-8", errors="replace"))
 
 
 def median(values: Sequence[float]) -> float:
