@@ -8,16 +8,19 @@ folder of its own). Prints one JSON line (docs/scale.md, "Cold builds")::
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
-import sys
 import tempfile
 import time
 from typing import Any
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", help="a folder of documents (bench_build_compare.py writes one)")
+    folder = parser.parse_args().corpus
     os.environ["GOV_CACHE_DIR"] = tempfile.mkdtemp(prefix="gov-split-cache-")
     import gov.core.encode.cache as cache
     import gov.core.routing.indexes as indexes
@@ -44,7 +47,7 @@ def main() -> int:
     learned.fit_classifier = timed("head_fit_cpu", learned.fit_classifier, head_shape)
     indexes.fit_background = timed("background_gate_cpu", indexes.fit_background)  # type: ignore[attr-defined]
     start, wall = time.process_time(), time.perf_counter()
-    corpus = load_corpus([sys.argv[1]], warn=lambda _m: None)
+    corpus = load_corpus([folder], warn=lambda _m: None)
     times["read_cpu"] = time.process_time() - start
     built = indexes.build_index(corpus, bodies=False)
     times["total_cpu"] = time.process_time() - start

@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from lib import REPO
+
 SESSION = REPO / "tests" / "data" / "session-20-turns.jsonl"
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,18 +33,13 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_EVAL_DIR = REPO.parent / "shared" / "eval"
+from lib import DEFAULT_EVAL_DIR, REPO, gov_command
+
 # About half of each set's false-alarm target, as the calibration gate.
 MAX_FA = {"clinc150": 0.05, "banking77_oos": 0.05, "metatool": 0.15, "examples": 0.0}
 # Kinds left out of calibration (still measured): BANKING77-OOS's in-domain near misses.
 HELD_OUT_KINDS = {"banking77_oos": {"id_oos"}}
 BASELINE = {"lexical_floor": 0.10, "semantic_floor": 0.25, "rrf_k": 60.0, "top_k": 2}
-
-
-def gov_command() -> list[str]:
-    beside = Path(sys.executable).parent / "gov"
-    return [str(beside)] if beside.exists() else [shutil.which("gov") or "gov"]
 
 
 def split(rows: list[dict[str, Any]]) -> tuple[list[int], list[int]]:

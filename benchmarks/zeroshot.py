@@ -56,10 +56,9 @@ from typing import Any
 os.environ.setdefault("GOV_EMBED_CACHE", "1")
 
 import numpy as np
+from lib import DEFAULT_EVAL_DIR, REPO
 from numpy.typing import NDArray
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_EVAL_DIR = REPO.parent / "shared" / "eval"
 OLD_POINT = REPO / "benchmarks" / "data" / "operating_point_7e7b075.json"
 DEFAULT_OUT = REPO / "benchmarks" / "results" / "zeroshot.json"
 DEV_SETS = ("clinc150", "banking77_oos", "metatool")
