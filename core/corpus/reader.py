@@ -26,6 +26,7 @@ from gov.core.corpus.document import Corpus, Document, FileStamp, Skip
 from gov.core.corpus.markdown import HEADER_RE, ParseProblem, parse_markdown, split_front_matter
 from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-exported
     JSONL_SUFFIXES,
+    LEAVES,
     MARKDOWN_SUFFIXES,  # noqa: F401
     SKIP_DIRS,  # noqa: F401
     Walk,
@@ -360,7 +361,11 @@ def load_corpus(
     roots: list[str] = []
     candidates = 0
 
+    leaving: set[str] = set()  # links out of the corpus: a problem with one says only that
+
     def problem(shown: str, exc: ParseProblem) -> None:
+        if shown in leaving:
+            exc = ParseProblem(LEAVES, reason="unreadable")
         where = f"{shown}:{exc.line}" if exc.line else shown
         if strict:
             raise CorpusError(f"{where}: {exc.message} (strict mode)")
@@ -388,7 +393,9 @@ def load_corpus(
         if not root.exists():
             raise CorpusError(f"{raw}: no such file or folder")
         if root.is_dir():
-            files = list(Walk(warn=warn).files(root))
+            walk = Walk(warn=warn)
+            files = list(walk.files(root))
+            leaving.update(_relative(Path(link), base_path) for link in walk.leaving)
             if not files:
                 warn(f"{raw}: no markdown or JSONL documents found")
             top = Path(os.path.abspath(root))
@@ -424,7 +431,8 @@ def load_corpus(
             try:
                 doc = _markdown_document(path, shown, budget, agent)
             except ParseProblem as exc:
-                if exc.reason == "no description" and _looks_like_repository_file(path):
+                if (exc.reason == "no description" and _looks_like_repository_file(path)
+                        and shown not in leaving):
                     candidates -= 1  # QUICKSTART.md, TODO.md: about the repository, not a document
                     continue
                 problem(shown, exc)

@@ -55,6 +55,8 @@ def repository_file(name: str) -> bool:
     return _README.match(name) is not None or _REPOSITORY_FILE.match(name) is not None
 
 Warn = Callable[[str], None]
+# What is said of a link out of the corpus that is not read as a document, whatever the reason.
+LEAVES = "a link that leaves the corpus (its target is not read)"
 
 
 class WalkExpired(Exception):
@@ -70,6 +72,7 @@ class Walk:
     deadline: float | None = None
     visited: set[tuple[int, int]] = field(default_factory=set)
     outside: list[str] = field(default_factory=list)
+    leaving: set[str] = field(default_factory=set)  # candidate files that are links out
 
     def note(self, message: str) -> None:
         if self.warn is not None:
@@ -114,23 +117,33 @@ class Walk:
             candidate = (not in_skill and entry.name.lower().endswith(MARKDOWN_SUFFIXES
                                                                         + JSONL_SUFFIXES)
                          and not repository_file(entry.name))
+            # A link out of the corpus is described as only that: whether its target exists,
+            # is a FIFO or cannot be read would tell whoever reads the warnings about files
+            # outside the folder they were shown.
+            leaves = entry.is_symlink() and not _inside(os.path.realpath(path), real_root)
             try:
                 mode = entry.stat().st_mode  # follows links: a link to a folder is a folder
             except OSError:
                 if candidate:
-                    self.note(f"skipping {path}: a broken link or an unreadable file")
+                    self.note(f"skipping {path}: " + (LEAVES if leaves else
+                                                      "a broken link or an unreadable file"))
                 continue
             if stat.S_ISDIR(mode):
-                if (entry.is_symlink() and not self.follow_outside
-                        and not _inside(os.path.realpath(path), real_root)):
+                if leaves and not self.follow_outside:
                     self.outside.append(str(path))
+                    continue
+                if leaves and not os.access(path, os.R_OK | os.X_OK):
+                    self.note(f"skipping {path}: {LEAVES}")
                     continue
                 yield from self._folder(path, real_root, in_skill)
             elif candidate:
-                if stat.S_ISREG(mode):
+                if stat.S_ISREG(mode) and not (leaves and not os.access(path, os.R_OK)):
+                    if leaves:
+                        self.leaving.add(str(path))
                     yield path
                 else:
-                    self.note(f"skipping {path}: not a regular file (a FIFO, device or socket)")
+                    self.note(f"skipping {path}: " + (
+                        LEAVES if leaves else "not a regular file (a FIFO, device or socket)"))
 
 
 def _regular(path: Path) -> bool:
