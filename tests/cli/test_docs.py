@@ -75,9 +75,15 @@ def test_generated_files_are_current() -> None:
         f"{result.stdout}{result.stderr}\nregenerate with: python docs/generate.py --write")
 
 
-def test_generation_is_deterministic(tmp_path: Path) -> None:
-    for name in ("README.md", "pyproject.toml"):
+def copy_roots(tmp_path: Path) -> None:
+    """The files the generator splices into, and the one that marks the repository root."""
+    for name in (docgen.README, docgen.REFERENCE, "pyproject.toml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp_path / name)
+
+
+def test_generation_is_deterministic(tmp_path: Path) -> None:
+    copy_roots(tmp_path)
     first = docgen.generated(tmp_path)
     second = docgen.generated(tmp_path)
     assert {p.relative_to(tmp_path): t for p, t in first.items()} == {
@@ -89,31 +95,46 @@ def test_generation_is_deterministic(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_check_names_stale_and_obsolete_files(tmp_path: Path) -> None:
-    for name in ("README.md", "pyproject.toml"):
-        shutil.copy(REPO / name, tmp_path / name)
+    copy_roots(tmp_path)
     assert docgen.main(["--write", "--root", str(tmp_path)]) == 0
     assert docgen.main(["--check", "--root", str(tmp_path)]) == 0
-    (tmp_path / "man" / "gov-route.1").write_text("old\n")
-    (tmp_path / "man" / "gov-gone.1").write_text("a command that no longer exists\n")
+    (tmp_path / "man" / "man1" / "gov-route.1").write_text("old\n")
+    (tmp_path / "man" / "man1" / "gov-gone.1").write_text("a command that no longer exists\n")
+    (tmp_path / "man" / "gov-show.1").write_text("where pages were before man/man1/\n")
     result = subprocess.run([sys.executable, str(REPO / "docs" / "generate.py"), "--check", "--root",
                              str(tmp_path)], capture_output=True, text=True, timeout=120,
                             check=False)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == ["stale: man/gov-gone.1", "stale: man/gov-route.1"]
+    assert result.stdout.splitlines() == ["stale: man/gov-show.1", "stale: man/man1/gov-gone.1",
+                                          "stale: man/man1/gov-route.1"]
     assert "python docs/generate.py --write" in result.stderr
     assert docgen.main(["--write", "--root", str(tmp_path)]) == 0
-    assert not (tmp_path / "man" / "gov-gone.1").exists()
+    assert not (tmp_path / "man" / "man1" / "gov-gone.1").exists()
+    assert not (tmp_path / "man" / "gov-show.1").exists()
 
 
-def test_readme_changes_only_between_the_markers(tmp_path: Path) -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    before, _, rest = readme.partition(docgen.START)
-    _, _, after = rest.partition(docgen.END)
-    spliced = docgen.splice_readme(readme, docgen.START + "\nX\n" + docgen.END + "\n")
+@pytest.mark.parametrize(("name", "start", "end"), [
+    (docgen.REFERENCE, docgen.START, docgen.END),
+    (docgen.README, docgen.TABLE_START, docgen.TABLE_END),
+])
+def test_generated_text_changes_only_between_the_markers(name: str, start: str, end: str) -> None:
+    text = (REPO / name).read_text(encoding="utf-8")
+    before, _, rest = text.partition(start)
+    _, _, after = rest.partition(end)
+    spliced = docgen.splice(text, start + "\nX\n" + end + "\n", start, end, name)
     assert spliced.startswith(before) and spliced.endswith(after)
-    assert "## CLI reference" in before
+    assert before.startswith("# "), f"{name}: the generated part follows the page's own title"
     with pytest.raises(SystemExit, match="markers"):
-        docgen.splice_readme("no markers here\n", "x")
+        docgen.splice("no markers here\n", "x", start, end, name)
+
+
+def test_readme_table_links_every_command_to_the_reference() -> None:
+    readme = (REPO / docgen.README).read_text(encoding="utf-8")
+    reference = (REPO / docgen.REFERENCE).read_text(encoding="utf-8")
+    headings = set(re.findall(r"^## (gov.*)$", reference, flags=re.M))
+    assert headings == {doc.name for doc in DOCS}
+    for doc in DOCS[1:]:
+        assert f"[`{doc.name}`](docs/cli.md#{doc.page})" in readme, doc.name
 
 
 @pytest.mark.slow  # typer's bash script asks bash for its version
@@ -255,7 +276,7 @@ def test_color_follows_the_flag_and_no_color(tmp_path: Path) -> None:
 
 def test_man_pages_have_the_sections() -> None:
     for doc in DOCS:
-        text = (REPO / "man" / f"{doc.page}.1").read_text(encoding="utf-8")
+        text = (REPO / docgen.MAN_DIR / f"{doc.page}.1").read_text(encoding="utf-8")
         sections = re.findall(r"^\.SH (.+)$", text, flags=re.M)
         for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXAMPLES", "EXIT STATUS",
                         "SEE ALSO"):
@@ -268,7 +289,7 @@ def test_man_pages_have_the_sections() -> None:
                     reason="man (man-db) and nroff are not installed")
 @pytest.mark.parametrize("doc", DOCS, ids=ids(DOCS))
 def test_man_page_renders(doc: docgen.CommandDoc) -> None:
-    page = REPO / "man" / f"{doc.page}.1"
+    page = REPO / docgen.MAN_DIR / f"{doc.page}.1"
     result = subprocess.run(["man", "--warnings", "-l", str(page)], capture_output=True,
                             timeout=60, check=False,
                             env={**os.environ, "MANWIDTH": "80", "MANPAGER": "cat",
