@@ -173,6 +173,11 @@ class SummaryView:
         found = ", ".join(parts) if report.findings else "no findings"
         if report.findings:
             console.print()
+        families = report.families
+        if families.get("families"):
+            console.print(f"near-duplicate families: {families['families']} "
+                          f"({families['documents']} documents), {families['listed']} listed "
+                          "as family findings", highlight=False)
         console.print(f"gov lint: {found} in {report.documents} documents "
                       f"({report.seconds:.1f}s)", highlight=False)
         for item in report.skipped:

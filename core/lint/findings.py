@@ -59,6 +59,9 @@ class LintReport:
     source: str = ""
     # Seconds per phase (documents, pairwise, hubs), for benchmarks.
     phases: dict[str, float] = field(default_factory=dict)
+    # Families of near-duplicates: how many, how many documents in them, how many listed
+    # as family findings (empty when the pairwise rules did not run).
+    families: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "note": 0}
@@ -76,7 +79,8 @@ class LintReport:
         return {"source": self.source, "documents": self.documents, "counts": self.counts(),
                 "skipped": [item.to_json() for item in self.skipped],
                 "seconds": round(self.seconds, 3),
-                "phases": {name: round(value, 3) for name, value in self.phases.items()}}
+                "phases": {name: round(value, 3) for name, value in self.phases.items()},
+                **({"families": self.families} if self.families else {})}
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:

@@ -6,10 +6,10 @@ memory, reusing the index's vectors for unchanged surfaces), and lints. :func:`l
 lints an index file alone: it stores each document's whole text, so every line number
 is found again.
 
-The pairwise rules (overlap, shadowed) share one blocked product of the surfaces with
-themselves. Past ``exact_surface_limit`` surfaces that product is minutes of work: the
-overlap rule then uses the index's approximate-search graph when it has one, and the
-report says which rules (or parts of rules) were skipped and why.
+The pairwise rules (overlap, subsumed, family, shadowed) share one blocked product of the
+surfaces with themselves. Past ``exact_surface_limit`` surfaces that product is minutes of
+work: the overlap rule then uses the index's approximate-search graph when it has one, and
+the report says which rules (or parts of rules) were skipped and why.
 """
 
 from __future__ import annotations
@@ -32,7 +32,12 @@ from gov.core.lint.config import LintConfig, find_config, load_config
 from gov.core.lint.documents import LintDocument, lint_document
 from gov.core.lint.findings import Finding, LintReport, Skipped, ordered
 from gov.core.lint.hubs import bank_prompts, hub_counts
-from gov.core.lint.overlap import overlap_findings
+from gov.core.lint.overlap import (
+    family_findings,
+    family_summaries,
+    overlap_findings,
+    subsumed_findings,
+)
 from gov.core.lint.shadowed import ShadowFinder
 from gov.core.routing.router import Router
 
@@ -103,6 +108,7 @@ class _Run:
         self.router = Router(stored)
         self.findings: list[Finding] = []
         self.skipped: list[Skipped] = []
+        self.families: dict[str, int] = {}
         self.layout = neighbours.Layout.of(np.asarray(stored.surface_doc),
                                            np.asarray(stored.surface_kind), len(documents))
         self.texts = [text for doc in documents for text in (doc.trigger, *doc.examples)]
@@ -154,41 +160,52 @@ class _Run:
                                                        counter)])
 
     def pairwise(self) -> list[list[int]]:
-        """Overlap and shadowed surfaces; returns the clusters of near-duplicates."""
+        """Overlap, subsumed, family and shadowed; returns the clusters of near-duplicates."""
         config = self.config
         want_overlap, want_shadow = config.enabled("overlap"), config.enabled("shadowed")
-        if not (want_overlap or want_shadow):
+        want_subsumed, want_family = config.enabled("subsumed"), config.enabled("family")
+        if not (want_overlap or want_shadow or want_subsumed or want_family):
             return []
         layout, vectors = self.layout, self.vectors
         arrays, _ = self.stored.lexical_arrays()
         lexical = (arrays.col_ptr, arrays.col_rows, arrays.col_data) if arrays.n_rows else None
         thresholds = config.duplicates()
+        triggers = [doc.trigger for doc in self.documents]
         limit = config.whole("exact_surface_limit")
         scorer = self.router.scorer
         shadow = None
         if self.exact or layout.surfaces <= limit:
             if want_shadow:
-                shadow = ShadowFinder(layout, self.router.operating_point, scorer.body_vectors,
-                                      scorer.body_present, vectors, self.router.families,
-                                      config.whole("trigger_check_min_examples"),
-                                      self.router.background)
-            pairs = neighbours.exact_pairs(layout, vectors, lexical, thresholds,
-                                           visit=shadow.visit if shadow else None)
+                texts = self.texts
+                shadow = ShadowFinder(
+                    layout, self.router.operating_point, scorer.body_vectors,
+                    scorer.body_present, vectors, self.router.families,
+                    config.whole("trigger_check_min_examples"), self.router.background,
+                    lambda start, stop: np.stack([scorer.body_word_scores(texts[row])
+                                                  for row in range(start, stop)]))
+            found = neighbours.detect(layout, vectors, lexical, thresholds, texts=triggers,
+                                      visit=shadow.visit if shadow else None)
         else:
             size = f"{layout.surfaces:,} surfaces, over exact_surface_limit ({limit:,})"
             self.skip("shadowed", f"{size}: routing every surface is not done at this size "
                       "(gov lint --exact does it)")
-            pairs = []
+            found = neighbours.Found([])
             if vectors is not None and scorer.nearest is not None:
-                pairs = neighbours.graph_pairs(layout, vectors, scorer.nearest, thresholds)
-                self.skip("overlap", f"{size}: pairs by meaning come from the approximate-"
-                          "search graph; pairs by words only where triggers are identical")
+                found = neighbours.graph_detect(layout, vectors, scorer.nearest, thresholds,
+                                                texts=triggers)
+                for rule in ("overlap", "family"):
+                    self.skip(rule, f"{size}: pairs by meaning come from the approximate-"
+                              "search graph; pairs by words only where triggers are identical")
             else:
-                self.skip("overlap", f"{size} and no approximate-search graph: only identical "
-                          "triggers are compared (gov index --ann, or gov lint --exact)")
-            pairs = neighbours.merge({"meaning": {(p.a, p.b): p.scores["meaning"]
-                                                  for p in pairs},
-                                      "words": self._identical()})
+                for rule in ("overlap", "family", "subsumed"):
+                    self.skip(rule, f"{size} and no approximate-search graph: only identical "
+                              "triggers are compared (gov index --ann, or gov lint --exact)")
+            signals: dict[str, dict[tuple[int, int], float]] = {"words": self._identical()}
+            for pair in found.pairs:
+                for name, value in pair.scores.items():
+                    signals.setdefault(name, {})[(pair.a, pair.b)] = value
+            found = neighbours.Found(neighbours.merge(signals), found.narrower)
+        pairs = found.pairs
         groups = neighbours.clusters(pairs, layout.documents)
         if want_overlap:
             rows: dict[str, Callable[..., Any]] = {}
@@ -198,6 +215,15 @@ class _Run:
                 rows["words"] = neighbours.sparse_rows(*lexical, layout.surfaces)
             self.add(overlap_findings(pairs, groups, self.documents, layout, rows, self.texts,
                                       self.lines, self.emit))
+        if want_subsumed:
+            self.add(subsumed_findings(found.narrower, pairs, self.documents, self.emit))
+        families = family_summaries(pairs, groups, self.documents)
+        listed = min(len(families), config.whole("families_listed")) if want_family else 0
+        self.families = {"families": len(families),
+                         "documents": sum(len(family.members) for family in families),
+                         "listed": listed}
+        if want_family:
+            self.add(family_findings(families, self.documents, self.emit, listed))
         if shadow is not None:
             self.shadowed(shadow, groups)
         return groups
@@ -304,7 +330,7 @@ def lint_index(index: StoredIndex | str | os.PathLike[str], *,
         phases[name] = time.perf_counter() - begun
     source = str(stored.path) if stored.path else ", ".join(stored.header.roots)
     return LintReport(ordered(run.findings), run.skipped, len(documents),
-                      time.perf_counter() - started, source, phases)
+                      time.perf_counter() - started, source, phases, run.families)
 
 
 def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,

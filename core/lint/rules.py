@@ -25,12 +25,21 @@ class Rule:
 RULES: tuple[Rule, ...] = (
     Rule("overlap", "Near-duplicate documents",
          "Two documents whose routing surfaces say the same thing, by meaning or by words, "
-         "split every prompt between them. Merge them, sharpen one trigger, or give them one "
-         "**Family:** so the router spends one route on the pair."),
+         "or whose triggers alone do (in any word order) while their example lines do not "
+         "tell them apart, split every prompt between them. Merge them, sharpen one trigger, "
+         "or give them one **Family:** so the router spends one route on the pair."),
     Rule("shadowed", "A surface another document wins",
          "A trigger or example line, routed against the corpus with that line left out, goes "
          "first to another document: the document does not win its own surfaces. Sharpen "
          "the line, or move it to the document that takes it."),
+    Rule("subsumed", "A trigger that is a narrower copy of another",
+         "The trigger's words are (nearly) all in another document's longer trigger and the "
+         "two are close in meaning, so any prompt it governs fits the other document as "
+         "well. Say what only this document governs, or fold it into the other."),
+    Rule("family", "A family of near-duplicate documents",
+         "Documents joined by near-duplicate pairs (the overlap rule's detector, the one "
+         "routing uses for families): routing counts them as one candidate. Listed so the "
+         "families are seen; merge them or sharpen their triggers if they should not be one."),
     Rule("hub", "A document that ranks first for generic prompts",
          "The document ranks first for many prompts of gov's bank of generic prompts "
          "(greetings, everyday questions, general programming) that no policy governs: its "

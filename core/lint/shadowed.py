@@ -7,7 +7,9 @@ operating point pools, fused, ranked and gated by the router's own kernel
 (:func:`gov.core.routing.select.rank_many`, the point's gate, background or confidence,
 and second-route rule; the index's head is left out, as it was fitted on these very
 lines). A surface is shadowed when that route delivers other documents and not its own;
-one the router would abstain on is not (nobody takes it). Nothing is embedded or rebuilt:
+one the router would abstain on is not (nobody takes it). A line's words are also scored
+against each document's body words, as routing scores a prompt (an example line is never in
+its own document's body words; a trigger is). Nothing is embedded or rebuilt:
 a document with one surface left out is scored on the rest of its stored vectors. Without
 the head the finding is about words and meaning alone: a rebuilt index's head, fitted on the
 document's other lines and passages, can still bring a shadowed line home.
@@ -20,6 +22,7 @@ the abstract triggers of other documents by style alone, not because anything is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +59,11 @@ class ShadowFinder:
                  body_present: NDArray[np.bool_] | None = None,
                  vectors: NDArray[np.float32] | None = None,
                  families: NDArray[np.int32] | None = None, min_examples: int = 3,
-                 background: Background | None = None) -> None:
+                 background: Background | None = None,
+                 body_words: Callable[[int, int], NDArray[np.float64]] | None = None) -> None:
         self.layout = layout
+        # Surfaces start:stop -> their body-words scores per document (as routing adds them).
+        self.body_words = body_words
         self.background = background
         self.families = families
         self.min_examples = min_examples
@@ -110,6 +116,8 @@ class ShadowFinder:
             masked = np.array(words, dtype=np.float64)
             masked[rows, rows + start] = 0.0
             lexical = self.groups.best(masked)
+        if self.body_words is not None:
+            lexical = lexical + self.body_words(start, stop)
         semantic = self._semantic(start, stop, meaning) if meaning is not None else None
         point = self.point
         ranked = rank_many(lexical, semantic, point, families=self.families)
