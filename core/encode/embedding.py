@@ -5,11 +5,12 @@ The bundled model runs through onnxruntime and tokenizers (mean pooling, l2 norm
 route and to build: importing fastembed costs about half a second, which a one-shot route
 would pay on every prompt, and its batches of 256 padded to the longest text made a build
 five times slower and four times larger in memory than the length-grouped runs here
-(measured with ``benchmarks/bench_build.py`` at 87bd3aa). ``tests/encode/test_embedding.py`` checks the vectors match
-fastembed's. A user-chosen fastembed model id goes through fastembed, and is downloaded
-only when the user named it on the command line (``gov index --model ID``): an index's
-header names its model, and a repository can ship a header naming any model, so the
-route and hook paths read fastembed's cache and never the network.
+(measured with ``benchmarks/bench_build.py`` at 87bd3aa).
+``tests/encode/test_embedding.py`` checks the vectors match fastembed's. A user-chosen
+fastembed model id goes through fastembed, and is downloaded only when the user named it
+on the command line (``gov index --model ID``): an index's header names its model, and a
+repository can ship a header naming any model, so the route and hook paths read
+fastembed's cache and never the network.
 """
 
 from __future__ import annotations

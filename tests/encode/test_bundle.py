@@ -63,7 +63,7 @@ def test_an_altered_tokenizer_fails_every_load_before_the_model_runs(
 def test_a_missing_tokenizer_names_gov_to_reinstall(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_bundle, "DATA", tmp_path)
-    with pytest.raises(ModelError, match="gov is not installed or lacks tokenizer.json; reinstall gov"):
+    with pytest.raises(ModelError, match=r"gov is not installed or lacks tokenizer\.json; reinstall gov"):
         model_bundle.spec().paths(verify_hash=False)
 
 
