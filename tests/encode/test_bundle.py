@@ -95,3 +95,19 @@ def test_only_the_registry_names_the_default_model() -> None:
                     for folder in ("core", "cli") for path in (ROOT / folder).rglob("*.py")
                     if default in path.read_text() or "DEFAULT_MODEL_ID" in path.read_text())
     assert naming == ["core/encode/bundle.py"]
+
+
+def test_a_spec_loads_through_the_shared_encoders(fake_encoder: object) -> None:
+    assert model_bundle.spec().load(purpose="build") is fake_encoder
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_the_default_runs_on_gov_own_encoder_and_none_means_the_default() -> None:
+    from gov.core.encode import embedding
+
+    encoder = embedding.get_encoder()
+    assert isinstance(encoder, OnnxEncoder)
+    assert embedding.get_encoder(model_bundle.default_id()) is encoder
+    assert (encoder.model_id, encoder.dim) == (model_bundle.default_id(), 384)
+    assert encoder.embed(["rotate the leaked key"]).shape == (1, 384)
