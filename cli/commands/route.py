@@ -24,14 +24,18 @@ HELP = """Route prompts to the documents that govern them (at most two), or to n
 
 Give one PROMPT, or JSONL on stdin ({"prompt": ...} per line; every other field passes
 through), or --text for one prompt per line. Each output object is the input plus
-"routes": [{name, score, lexical, semantic, why}] and, when the model could not load,
+"routes": [{name, score, lexical, semantic, why}] (score: the fused score that orders the
+routes; lexical and semantic: each scorer's own) and, when the model could not load,
 "degraded": "lexical-only", and "notices" when routing may be off for this corpus. One
 output line per input line, in order; a malformed line becomes {"error": {"line": N,
 "message": ...}} and the command exits 1 at the end.
 
 Silence always has a reason: --explain adds "explain" to each row (the nearest documents
-with each signal's score, the threshold in force and the rule that routed or abstained),
-and text output shows it.
+with each signal's score: "fused" as routes are ordered, "gate" as the background gate
+compares, and how far "under" the bar each was; the threshold and confidence floor in
+force; the rule that decided; and, for an abstention, "next": what to change, such as an
+example line for the nearest document or two overlapping documents to tell apart), and
+text output shows it.
 
 Example:
 
@@ -70,10 +74,10 @@ def route_command(
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,
-    explain: Annotated[bool, typer.Option("--explain", help="Also say, for each prompt, the nearest documents with each signal's score, the threshold in force and the rule that routed or abstained (text output always does).")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Also say, for each prompt, the nearest documents with each signal's score and how far under the bar each was, the threshold in force, the rule that routed or abstained, and for an abstention what to change (text output always does).")] = False,
     exact: Annotated[bool, typer.Option("--exact", help="Read every vector even when the index has an approximate-search graph (gov index --ann).")] = False,
     input_path: Annotated[Path | None, typer.Option("--input", help="Read JSONL (or --text lines, or a .parquet file's rows) from this file instead of stdin.", dir_okay=False)] = None,
-    engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (pip install 'gov[ray]').")] = Engine.local,
+    engine: Annotated[Engine, typer.Option("--engine", help="local (default), or ray: a Ray actor pool routes the JSONL (the ray extra: pip install '.[ray]' in gov's checkout).")] = Engine.local,
     actors: Annotated[int, typer.Option("--actors", min=1, help="Ray actors, each loading the index and model once (--engine ray).")] = 2,
     *,
     view: options.Output,
@@ -210,16 +214,53 @@ class RowView:
                 scores.append(f"lexical {route['lexical']:.2f}")
             if route["semantic"] is not None:
                 scores.append(f"semantic {route['semantic']:.2f}")
-            out.print(f"  {rank}. [green]{shown(route['name'])}[/]  score {route['score']:.4f}"
+            out.print(f"  {rank}. [green]{shown(route['name'])}[/]  fused {route['score']:.4f}"
                       f" ({', '.join(scores) or 'dependency'})")
             if route["why"]:
                 out.print(f"     [dim]{shown(route['why'])}[/]")
         if explained.get("reason"):
             out.print(f"  [dim]{shown(explained['reason'])}[/]")
-        if not row["routes"] and explained.get("nearest"):
-            near = ", ".join(f"{item['name']} ({item['gate'] if item['gate'] is not None else item['score']:.3f})"
-                             for item in explained["nearest"])  # the score the rule compared
-            out.print(f"  [dim]nearest: {shown(near)}[/]")
+        if not row["routes"]:
+            for line in abstention_lines(explained):
+                out.print(f"  [dim]{shown(line)}[/]")
+
+
+def abstention_lines(explained: dict[str, Any]) -> list[str]:
+    """An abstention for people: the bar, the nearest documents by the score the bar was
+    compared with and how far under it each was, and what to change. Numbers carry three
+    decimals and the gap is printed, so "under" is always visible."""
+    lines = []
+    gate = explained.get("gate")
+    decided = explained.get("decided")
+    if gate is not None:
+        lines.append(f"gate {gate['best']:.3f} < threshold {gate['threshold']:.3f}"
+                     if gate["best"] < gate["threshold"]
+                     else f"gate {gate['best']:.3f} >= threshold {gate['threshold']:.3f}")
+    confidence = explained.get("confidence")
+    if (confidence is not None and confidence.get("floor") is not None
+            and (decided == "confidence" or confidence["value"] < confidence["floor"])):
+        value, floor = confidence["value"], confidence["floor"]
+        relation = "<" if value < floor else ">="
+        lines.append(f"confidence {value:.3f} {relation} floor {floor:.3f}")
+    nearest = explained.get("nearest") or []
+    if nearest:
+        lines.append("nearest:")
+        for item in nearest:
+            measured = (f"gate {item['gate']:.3f}" if item.get("gate") is not None
+                        else f"fused {item['fused']:.3f}")
+            gap = f", {item['under']:.3f} under" if item.get("under") is not None else ""
+            if decided == "floors" and item.get("under") is not None:
+                gap += " the floors"
+            lines.append(f"  {item['name']}  {measured}{gap}")
+    steps = explained.get("next") or []
+    lines.extend(f"next: {_relative(step)}" for step in steps)
+    return lines
+
+
+def _relative(text: str) -> str:
+    """``text`` with the current folder's absolute path taken off the files it names."""
+    here = str(Path.cwd())
+    return text.replace(here.rstrip("/") + "/", "") if here != "/" else text
 
 
 class _Writer:

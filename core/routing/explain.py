@@ -6,9 +6,15 @@ control and invisible characters and capped (:func:`gov.core.sanitize.clean`). W
 shown only when they discriminate (held by few of the corpus's surfaces): "use, file"
 matched everywhere says nothing, and a reader should be able to dismiss a bad route at a
 glance. The meaning evidence says which surface came nearest, and how near.
+
+For an abstention, :func:`next_steps` says what to change: an example line for the nearest
+document when it came close to the bar, the overlap when the first two are near-ties or one
+family (``gov lint`` finds those), or that nothing came near.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -59,3 +65,70 @@ def why(scorer: Scorer, prompt: str, doc: int, *, lexical: bool, semantic: bool,
             label = "learned example" if nearest.kind == LEARNED else "example"
             parts.append(f'meaning: {label} {nearest.score:.2f} "{clean(nearest.text, MAX_QUOTE)}"')
     return "; ".join(parts)
+
+
+# What an abstention's explanation suggests. The bar is what the deciding rule compared: the
+# background gate's threshold (against each document's gate score), or the floors.
+# A nearest document within this share of the bar's size (and at least CLOSE_FLOOR) is close:
+# an example line like the prompt would most likely carry it over.
+CLOSE_SHARE = 0.25
+CLOSE_FLOOR = 0.02
+# The first two nearest documents are near-ties when their scores differ by at most this
+# much (absolute) or this share of the first's: the router cannot tell them apart.
+TIE_ABSOLUTE = 0.01
+TIE_SHARE = 0.05
+
+
+def near_tie(first: float, second: float, *, loose: bool = False) -> bool:
+    """Whether two scores are too close for the router to tell their documents apart
+    (``loose``: within four times the margin, close enough for one family's documents)."""
+    scale = 4.0 if loose else 1.0
+    gap = abs(first - second)
+    return gap <= scale * TIE_ABSOLUTE or gap <= scale * TIE_SHARE * abs(first)
+
+
+def next_steps(nearest: list[dict[str, Any]], *, decided: str, bar: float | None,
+               same_family: bool = False) -> list[str]:
+    """What to change so a prompt like this one routes, for an abstention.
+
+    ``nearest`` is the explanation's nearest documents, first first, each with ``name``,
+    ``source`` (its file, or None), ``fused``, ``gate`` (None without a background gate)
+    and ``under`` (how far under the bar, None when it cleared or there is no bar).
+    ``decided`` is the rule that abstained: ``"gate"`` (the best gate score under the
+    threshold), ``"confidence"`` (cleared, but the confidence under its floor) or
+    ``"floors"``. ``same_family`` says the first two share a routing family.
+    """
+    if not nearest or decided not in ("gate", "confidence", "floors"):
+        return []
+    first = nearest[0]
+    where = first.get("source") or first["name"]
+    under = first.get("under")
+    close = (under is not None and bar is not None
+             and under <= max(CLOSE_SHARE * abs(bar), CLOSE_FLOOR))
+    if decided != "confidence" and under is not None and not close:
+        return [f"nothing came near: the nearest, {first['name']}, was {under:.3f} under the "
+                "bar. If a document should govern prompts like this, add an example line like "
+                f"it to that document ({where}) or write one; otherwise staying silent is right"]
+    steps = []
+    if len(nearest) > 1:
+        second = nearest[1]
+        key = ("gate" if decided == "gate" and first.get("gate") is not None
+               and second.get("gate") is not None else "fused")
+        a, b = float(first[key]), float(second[key])
+        if near_tie(a, b):
+            kin = " of one family (only one may route)" if same_family else ""
+            steps.append(f"two documents overlap: {first['name']} and {second['name']} are "
+                         f"near-ties{kin} ({key} {a:.3f} and {b:.3f}); tell them apart with "
+                         "example lines, or merge them — see gov lint")
+        elif same_family and near_tie(a, b, loose=True):
+            steps.append(f"two documents overlap: {first['name']} and {second['name']} are one "
+                         f"family and close ({key} {a:.3f} and {b:.3f}); only one may route "
+                         "— see gov lint")
+    if decided == "confidence":
+        if not steps:
+            steps.append(f"add an example line like this prompt to {where}: it cleared the "
+                         "bar, but the router was not sure it is the right document")
+    else:
+        gap = f" (it was {under:.3f} under)" if under is not None else ""
+        steps.append(f"add an example line like this prompt to {where}{gap}")
+    return steps

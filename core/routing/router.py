@@ -22,7 +22,7 @@ from gov.core.index.stored import IndexedDocument, StoredIndex
 from gov.core.routing import dependencies, divergence
 from gov.core.routing.answer import Route, RouteAnswer
 from gov.core.routing.background import Background
-from gov.core.routing.explain import why
+from gov.core.routing.explain import next_steps, why
 from gov.core.routing.point import (
     OperatingPoint,
     check_model,
@@ -194,7 +194,8 @@ class Router:
         return RouteAnswer(
             [], notices=list(self.notices), corpus_size=len(self.stored.names),
             fingerprint=self.stored.fingerprint, operating_point_id=point.id, reason=EMPTY,
-            explain={"reason": EMPTY, "gate": None, "nearest": [],
+            explain={"reason": EMPTY, "decided": "empty", "gate": None, "confidence": None,
+                     "nearest": [], "next": [],
                      "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
                      "operating_point": point.source or "given"} if explain else None)
 
@@ -244,38 +245,74 @@ class Router:
             confidence=confidence, notices=list(self.notices), sources=self._sources(routes),
             corpus_size=len(self.stored.names), fingerprint=self.stored.fingerprint,
             operating_point_id=self.operating_point.id, reason=reason,
-            explain=self._explain(reason, gate, lexical, semantic, learned) if explain else None)
+            explain=self._explain(reason, gate, lexical, semantic, learned,
+                                 confidence, bool(routes)) if explain else None)
 
     def _explain(self, reason: str, gate: Gate | None, lexical: NDArray[np.float64],
                  semantic: NDArray[np.float32] | None, learned: NDArray[np.float64] | None,
-                 ) -> dict[str, Any]:
-        """The nearest documents with each signal's score, the floors and threshold in
-        force, and the rule that decided: why gov routed, or why it stayed silent."""
+                 confidence: float | None = None, routed: bool = True) -> dict[str, Any]:
+        """The nearest documents with each signal's score (``fused`` ranks routes, ``gate``
+        is what the background gate compared) and how far each was under the bar, the floors,
+        threshold and confidence floor in force, the rule that decided, and for an
+        abstention the next steps that would make a prompt like this one route."""
         point = self.operating_point
         order, fusion, _ = rank(lexical, semantic, point, learned, limit=EXPLAIN_NEAREST)
         gate_scores = (self.background.gate_scores(lexical, semantic, point)
                        if self.background is not None and semantic is not None else None)
         if gate_scores is not None:  # nearest by the score the gate compared
             order = np.argsort(-gate_scores, kind="stable")[:EXPLAIN_NEAREST]
+        elif order.size == 0:  # none admitted: nearest by the raw scores the floors compared
+            order = np.argsort(-(semantic if semantic is not None else lexical),
+                               kind="stable")[:EXPLAIN_NEAREST]
 
         def score(values: NDArray[Any] | None, doc: int) -> float | None:
             return None if values is None else round(float(values[doc]), 4)
 
+        def under(doc: int) -> float | None:
+            """How far under the bar the document was (None: it cleared, or no bar)."""
+            if gate is not None and gate_scores is not None:
+                gap = gate.threshold - float(gate_scores[doc])
+            else:
+                gaps = [point.lexical_floor - float(lexical[doc])]
+                if semantic is not None and point.semantic_floor > 0.0:
+                    gaps.append(point.semantic_floor - float(semantic[doc]))
+                gap = min(gaps)
+            return round(gap, 4) if gap > 0.0 else None
+
         nearest = [{"name": self.stored.names[int(doc)],
-                    "score": round(float(fusion.fused[int(doc)]), 4),
+                    "source": self._source_files.path(self.stored.names[int(doc)]),
+                    "fused": round(float(fusion.fused[int(doc)]), 4),
+                    "gate": score(gate_scores, int(doc)), "under": under(int(doc)),
                     "lexical": score(lexical, int(doc)), "semantic": score(semantic, int(doc)),
-                    "classifier": score(learned, int(doc)), "gate": score(gate_scores, int(doc))}
+                    "classifier": score(learned, int(doc))}
                    for doc in order[:EXPLAIN_NEAREST]]
+        floor = point.min_confidence
+        if routed:
+            decided = "routed"
+        elif gate is not None and gate.top < gate.threshold:
+            decided = "gate"
+        elif confidence is not None and floor is not None and confidence < floor:
+            decided = "confidence"
+        else:
+            decided = "floors"
+        same_family = (len(order) > 1 and self.families is not None
+                       and int(self.families[int(order[0])]) == int(self.families[int(order[1])]))
+        bar = (gate.threshold if gate is not None
+               else None if decided != "floors" else point.lexical_floor)
         return {
             "reason": reason,
+            "decided": decided,
             "gate": None if gate is None else {
-                "score": round(gate.top, 4), "threshold": round(gate.threshold, 4),
+                "best": round(gate.top, 4), "threshold": round(gate.threshold, 4),
                 "set_by": gate.guard, "background_alpha": round(self.background.alpha(point), 4)
                 if self.background is not None else point.background_alpha,
                 "orphan_quantile": point.orphan_quantile,
                 "min_confidence": point.min_confidence},
+            "confidence": None if confidence is None else {
+                "value": round(confidence, 4), "floor": floor},
             "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
             "nearest": nearest,
+            "next": next_steps(nearest, decided=decided, bar=bar, same_family=same_family),
             "operating_point": point.source or "given",
         }
 

@@ -41,11 +41,11 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     assert quiet.routes == [] and quiet.reason is not None and quiet.reason.startswith("abstained")
     assert quiet.explain is not None
     gate = quiet.explain["gate"]
-    assert gate["score"] < gate["threshold"] and gate["set_by"] in ("bank", "examples", "orphans")
+    assert gate["best"] < gate["threshold"] and gate["set_by"] in ("bank", "examples", "orphans")
     assert gate["orphan_quantile"] == index.operating_point.orphan_quantile
     assert gate["min_confidence"] == index.operating_point.min_confidence is not None
     assert len(quiet.explain["nearest"]) == 3
-    assert all(item["gate"] <= gate["score"] + 1e-9 for item in quiet.explain["nearest"])
+    assert all(item["gate"] <= gate["best"] + 1e-9 for item in quiet.explain["nearest"])
     loud = index.route("the pager went off for checkout-api at 3am, what do I do first?",
                        record=False)
     assert loud.names[:1] == ["on-call"] and loud.reason is not None
@@ -65,10 +65,13 @@ def test_a_split_prompt_over_the_threshold_abstains_under_the_confidence_floor(
     assert answer.confidence < floor
     assert answer.explain is not None
     gate = answer.explain["gate"]
-    assert gate["score"] >= gate["threshold"]
+    assert gate["best"] >= gate["threshold"]
     assert answer.reason is not None and answer.reason.startswith("abstained: best score")
     assert answer.reason.endswith(f", but confidence {answer.confidence:.2f} is under the "
                                   f"point's {floor:.2f}")
+    # The explanation says what to do: the two it is split between, or an example line.
+    assert answer.explain["decided"] == "confidence" and answer.explain["next"]
+    assert answer.explain["confidence"]["value"] < answer.explain["confidence"]["floor"]
 
 
 def test_the_evidence_names_discriminating_words_and_the_nearest_surface(
