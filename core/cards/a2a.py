@@ -34,6 +34,33 @@ DATA_MEDIA_TYPE = "application/json"
 TEXT_MEDIA_TYPE = "text/plain"
 _ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, EXTENSION_URI)
 _MAX_DEPTH = 64
+# No A2A, JSON-RPC or card field name is near this long; a longer key would be copied into
+# every path named below it (a 30 MB key forty levels deep cost 2 GB).
+MAX_KEY_CHARS = 256
+
+
+class KeyTooLong(ValueError):
+    """A key in the input is over :data:`MAX_KEY_CHARS`; nothing in the record is read."""
+
+
+def check_keys(value: Any, where: str = "$") -> None:
+    """Raise :class:`KeyTooLong` when any object in ``value`` (to the walk's depth) has a key
+    over :data:`MAX_KEY_CHARS` characters; checked before any path is built."""
+    stack: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while stack:
+        item, path, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        if isinstance(item, Mapping):
+            for key, child in item.items():
+                if len(key) > MAX_KEY_CHARS:
+                    raise KeyTooLong(f"{path}: a key of {len(key):,} characters (the limit is "
+                                     f"{MAX_KEY_CHARS:,}); nothing in this record is read")
+                if isinstance(child, list | Mapping):
+                    stack.append((child, f"{path}.{key}", depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{index}]", depth + 1) for index, child in enumerate(item)
+                         if isinstance(child, list | Mapping))
 
 
 def extension_metadata(card: Mapping[str, Any]) -> dict[str, Any]:
@@ -88,8 +115,10 @@ def cards_in(value: Any, where: str = "$") -> Iterator[tuple[str, Any]]:
     """Every card carried by gov's extension anywhere in ``value``, with its JSON path.
 
     ``value`` may be an Artifact, a Message, a Task, a ``SendMessageResponse``, a stream
-    event, a JSON-RPC envelope, or a list of them; nothing else in it is read.
+    event, a JSON-RPC envelope, or a list of them; nothing else in it is read. A key over
+    :data:`MAX_KEY_CHARS` anywhere raises :class:`KeyTooLong` before anything is yielded.
     """
+    check_keys(value, where)
     yield from _walk(value, where, 0)
 
 

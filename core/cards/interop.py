@@ -99,7 +99,14 @@ def _imported(
         if record.error is not None:
             yield Converted(where, problem=record.error)
             continue
-        for path, card in find(record.value):
+        from gov.core.cards.a2a import KeyTooLong
+
+        try:
+            found = list(find(record.value))
+        except KeyTooLong as exc:
+            yield Converted(where, problem=str(exc))
+            continue
+        for path, card in found:
             yield Converted(f"{where} {path}", card, _invalid(card))
 
 

@@ -240,7 +240,10 @@ def read_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> Iterator
         if path == STDIN:
             if stdin is None:
                 raise CardSourceError("-: no standard input to read")
-            data = stdin.read()
+            data = stdin.read(CARDS_LIMIT + 1)
+            if len(data) > CARDS_LIMIT:
+                raise CardSourceError(f"-: standard input is over the {CARDS_LIMIT:,}-byte limit "
+                                      "for cards; split it into smaller files")
         else:
             try:
                 data = read_regular(path, CARDS_LIMIT)
