@@ -12,6 +12,9 @@ sequences, invisible direction overrides or unbounded length. Three rules, one p
 * :func:`escape_terminal`: text for a terminal: every control or invisible character
   (newlines and tabs kept) shown as a visible ``\\x1b``-style escape, never obeyed.
 
+And one rule for a list of names that may run to hundreds: :func:`capped` shows the first
+few and counts the rest ("… and 765 more; --all lists them"), the same in every report.
+
 Standard library only: the hook imports it on every turn that routes.
 """
 
@@ -70,3 +73,11 @@ def escape_terminal(text: str) -> str:
     """``text`` safe to print on a terminal: newlines and tabs kept, every other control or
     invisible character shown as an escape (``\\x1b``, ``\\u202e``), never obeyed."""
     return _TERMINAL.sub(_visible, text)
+
+
+def capped(names: list[str], limit: int, everything: str) -> str:
+    """``names`` joined by commas, at most ``limit`` of them; the rest counted, with how to
+    see them all (``everything``, e.g. "--all lists them")."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} … and {len(names) - limit} more; {everything}"

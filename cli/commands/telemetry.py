@@ -38,7 +38,8 @@ p90 and p99 and the warm route p50, overall and per adapter; the most-routed doc
 whether the agent read what was routed (read after routing, read unrouted, routed but
 never read, the read rate per document and per day) and a short list of what to fix; and,
 given the index (-i) or the corpus (--corpus), the documents NEVER ROUTED. With -i only
-that index's events count (--all-indexes: every index's). Torn or foreign
+that index's events count (--all-indexes: every index's). Text shows the first 20 names
+of a list and counts the rest (--all lists them). Torn or foreign
 lines are counted and skipped. Exits 1 when there are no events: no events is not the
 same as healthy.
 
@@ -50,6 +51,7 @@ Example:
 """
 
 PICTURE_DAYS = 31
+SHOWN_NAMES = 20  # names of a list shown in text before the rest are counted (--all: all)
 BAR = 40
 
 
@@ -95,6 +97,11 @@ def report_command(
         bool, typer.Option("--all-indexes", help="With -i, count every index's events, not only "
                                                  "that index's.")
     ] = False,
+    all_names: Annotated[
+        bool, typer.Option("--all", help=f"List every document never routed (text shows the "
+                                         f"first {SHOWN_NAMES} and counts the rest; JSON always "
+                                         "lists them all).")
+    ] = False,
     *,
     view: options.Output,
 ) -> int:
@@ -110,21 +117,22 @@ def report_command(
     with _log_stream(log) as stream:
         report = summarize(stream, names=names, since=start, top=top,
                            fingerprint=None if all_indexes else fingerprint)
-    reporters.report(view.format, ReportView(report))
+    reporters.report(view.format, ReportView(report, all_names))
     return 0 if report["events"] else 1
 
 
 class ReportView:
     """The report as JSON, or as tables and charts for people."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
+    def __init__(self, report: dict[str, Any], all_names: bool = False) -> None:
         self.report = report
+        self.all_names = all_names
 
     def json(self) -> Any:
         return self.report
 
     def text(self, console: Any) -> None:
-        _draw(console, self.report)
+        _draw(console, self.report, self.all_names)
 
 
 def _document_names(index: Path | None, corpus: Path | None) -> tuple[list[str] | None, str | None]:
@@ -196,7 +204,16 @@ def _bar(count: int, peak: int, width: int = BAR) -> str:
     return "█" * (eighths // 8) + ("▏▎▍▌▋▊▉"[eighths % 8 - 1] if eighths % 8 else "") or "▏"
 
 
-def _draw(out: Console, report: dict[str, Any]) -> None:
+def _names(names: list[str], all_names: bool) -> str:
+    """Names for people: the first SHOWN_NAMES, the rest counted (all with --all)."""
+    from gov.cli.reporters import shown
+    from gov.core.sanitize import capped
+
+    return capped([shown(name) for name in names], len(names) if all_names else SHOWN_NAMES,
+                  "--all lists them")
+
+
+def _draw(out: Console, report: dict[str, Any], all_names: bool = False) -> None:
     from rich import box
     from rich.table import Table
 
@@ -263,15 +280,14 @@ def _draw(out: Console, report: dict[str, Any]) -> None:
         out.print(table)
     if documents["never_routed"]:
         out.print(f"[bold red]NEVER ROUTED[/] ({len(documents['never_routed'])}): "
-                  + ", ".join(shown(name) for name in documents["never_routed"]))
+                  + _names(documents["never_routed"], all_names))
     elif documents["never_routed"] is not None:
         out.print("Every document was routed at least once.")
     else:
         out.print("[dim]Give -i INDEX or --corpus DIR to list the documents never routed.[/]")
     if documents["not_in_corpus"]:
         out.print("Routed but not in this corpus: "
-                  + ", ".join(shown(name) for name in documents["not_in_corpus"][:20])
-                  + (" …" if len(documents["not_in_corpus"]) > 20 else ""))
+                  + _names(documents["not_in_corpus"], all_names))
     out.print()
     _draw_reads(out, report)
     _draw_notes(out, report)

@@ -151,3 +151,21 @@ def test_help_has_a_worked_example() -> None:
         done = gov(*args)
         assert done.returncode == 0
         assert "Example:" in done.stdout and "gov telemetry report" in done.stdout
+
+
+def test_never_routed_is_capped_with_a_count_and_all_lists_them(known_log_file: Path,
+                                                                 tmp_path: Path) -> None:
+    names = CORPUS + [f"policy-{i:02d}" for i in range(40)]  # 42 never routed
+    corpus = str(_corpus(tmp_path, names))
+    short = gov("report", str(known_log_file), "--corpus", corpus)
+    assert short.returncode == 0, short.stderr
+    flat = " ".join(short.stdout.split())  # however the terminal wrapped it
+    assert "NEVER ROUTED (42): " in flat
+    listed = flat.split("NEVER ROUTED (42): ")[1].split(" … and ")[0].split(", ")
+    assert len(listed) == 20
+    assert "… and 22 more; --all lists them" in flat
+    every = " ".join(gov("report", str(known_log_file), "--corpus", corpus, "--all").stdout.split())
+    assert "more; --all" not in every and all(f"policy-{i:02d}" in every for i in range(40))
+    as_json = orjson.loads(gov("report", str(known_log_file), "--corpus", corpus,
+                               "--format", "json").stdout)
+    assert len(as_json["documents"]["never_routed"]) == 42  # machines get the whole list
