@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from gov.core.atomic import atomic_writer
 from gov.core.encode import bundle
+from gov.core.errors import IndexBuildError
 
 KEY_BYTES = 16
 SAVE_SECONDS = 5.0  # embedding work between two saves: at most this much is lost
@@ -86,6 +87,15 @@ class EmbeddingCache:
         """Save one chunk: vectors first, keys last (the keys file marks the chunk whole)."""
         if not texts:
             return
+        try:
+            self._add(texts, vectors)
+        except OSError as exc:  # read-only, not a folder, a full disk
+            raise IndexBuildError(
+                f"{self.folder}: cannot write the embedding cache: {exc.strerror or exc}; free "
+                "some space or make the folder writable, point GOV_CACHE_DIR at another folder, "
+                "or build without the cache (GOV_EMBED_CACHE=0)") from None
+
+    def _add(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._sequence += 1
         stem = f"{time.time_ns():x}-{os.getpid()}-{self._sequence}"
