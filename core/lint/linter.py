@@ -193,11 +193,10 @@ class _Run:
             if vectors is not None and scorer.nearest is not None:
                 found = neighbours.graph_detect(layout, vectors, scorer.nearest, thresholds,
                                                 texts=triggers)
-                for rule in ("overlap", "family"):
-                    self.skip(rule, f"{size}: pairs by meaning come from the approximate-"
-                              "search graph; pairs by words only where triggers are identical")
+                self.skip("overlap", f"{size}: pairs by meaning come from the approximate-"
+                          "search graph; pairs by words only where triggers are identical")
             else:
-                for rule in ("overlap", "family", "subsumed"):
+                for rule in ("overlap", "subsumed"):
                     self.skip(rule, f"{size} and no approximate-search graph: only identical "
                               "triggers are compared (gov index --ann, or gov lint --exact)")
             signals: dict[str, dict[tuple[int, int], float]] = {"words": self._identical()}

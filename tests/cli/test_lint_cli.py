@@ -71,7 +71,7 @@ def test_text_groups_findings_by_document_worst_first(lint) -> None:  # type: ig
     assert "error" in lines[1] and "depends-dangling" in lines[1] and "fix:" in lines[2]
     headers = [line for line in lines if line.startswith(str(shown))]
     assert len(headers) == len({file for _, file, _, _ in PLANTED_FINDINGS})  # one per document
-    assert lines[-1].startswith("gov lint: 1 error, 5 warnings, 0 notes in 11 documents")
+    assert lines[-1].startswith("gov lint: 1 error, 5 warnings, 1 note in 11 documents")
 
 
 def test_sarif_output_validates_against_the_sarif_2_1_0_schema(lint) -> None:  # type: ignore[no-untyped-def]

@@ -19,6 +19,8 @@ PLANTED_FINDINGS = {
     # collides most (the first example).
     ("overlap", "leave-requests.md", 4, "warning"),
     ("overlap", "time-off.md", 4, "warning"),
+    # ... and make one family, noted at its first document's trigger.
+    ("family", "leave-requests.md", 3, "note"),
     # team-events has an example that is business travel's ("book a flight to Lisbon").
     ("shadowed", "team-events.md", 6, "warning"),
     # general-assistant takes greetings, recipes, jokes: generic prompts.
@@ -65,6 +67,7 @@ def test_each_planted_problem_is_found_at_its_file_and_line(
     # The line really is the one the finding is about.
     text = (PLANTED / file).read_text().splitlines()[line - 1]
     expected_start = {"overlap": "**Agent-example:**", "shadowed": "**Agent-example:**",
+                      "family": "**Agent-trigger:**",
                       "hub": "**Agent-trigger:**", "trigger-short": "**Agent-trigger:**",
                       "depends-dangling": "**Depends-on:**"}[rule]
     assert text.startswith(expected_start)
@@ -75,6 +78,10 @@ def test_findings_name_the_other_document(planted_report: LintReport) -> None:
     assert by_rule[("overlap", "time-off")].data["others"][0]["document"] == "leave-requests"
     assert set(by_rule[("overlap", "leave-requests")].data["cluster"]) == {"time-off",
                                                                            "leave-requests"}
+    family = by_rule[("family", "leave-requests")]
+    assert family.data["members"] == ["leave-requests", "time-off"]
+    assert {"meaning", "trigger-meaning"} <= set(family.data["signals"])
+    assert planted_report.families == {"families": 1, "documents": 2, "listed": 1}
     shadow = by_rule[("shadowed", "team-events")]
     assert shadow.data["taker"] == "business-travel"
     assert "book a flight to Lisbon" in shadow.message
@@ -153,7 +160,8 @@ def test_a_corpus_config_switches_rules_off_and_sets_severities(planted_copy: Pa
 def test_disabling_a_rule_for_one_run(planted_index: Path) -> None:
     config = load_config(None).with_options(disabled=["hub", "shadowed"])
     report = lint_paths([PLANTED], index=planted_index, config=config)
-    assert {rule for rule, *_ in keys(report)} == {"overlap", "trigger-short", "depends-dangling"}
+    assert {rule for rule, *_ in keys(report)} == {"overlap", "family", "trigger-short",
+                                                   "depends-dangling"}
 
 
 def test_past_the_exact_limit_overlap_comes_from_the_graph_and_skips_are_said(
@@ -172,8 +180,9 @@ def test_past_the_exact_limit_overlap_comes_from_the_graph_and_skips_are_said(
     report = lint_index(index, config=config)
     found = {(rule, file, line) for rule, file, line, _ in keys(report)}
     # The graph finds the same near-duplicates; shadowed surfaces are not routed at this size.
-    assert {item for item in found if item[0] == "overlap"} == {
-        ("overlap", "leave-requests.md", 4), ("overlap", "time-off.md", 4)}
+    assert {item for item in found if item[0] in ("overlap", "family")} == {
+        ("overlap", "leave-requests.md", 4), ("overlap", "time-off.md", 4),
+        ("family", "leave-requests.md", 3)}
     assert not any(rule == "shadowed" for rule, *_ in found)
     skipped = {item.rule: item.reason for item in report.skipped}
     assert set(skipped) == {"shadowed", "overlap"}
