@@ -19,13 +19,16 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from gov.core.sanitize import MAX_NAME_LENGTH, clean
+from gov.core.sanitize import MAX_NAME_LENGTH, capped, clean
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
 CATALOGUE_MAX_BYTES = 2048
+# At most this many names in a session-start catalogue; the rest are counted, with the
+# command that lists them all (a long list is noise an agent skims past).
+CATALOGUE_NAMES = 40
 MIN_PROMPT_CHARS = 12
 MAX_NAME = MAX_NAME_LENGTH  # a longer name is no document's (the reader's rule)
 
@@ -154,16 +157,16 @@ def catalogue(names: list[str]) -> str:
            "to be told which govern it (the gov MCP server offers the same as route_policies "
            "and get_policy). Follow them where they apply.")
     shown: list[str] = []
-    budget = CATALOGUE_MAX_BYTES - len((head + ask).encode("utf-8")) - 40
-    for name in names:
+    everything = "`gov list --names` lists them all"
+    budget = CATALOGUE_MAX_BYTES - len((head + ask + everything).encode("utf-8")) - 40
+    for name in names[:CATALOGUE_NAMES]:
         name = shown_name(name, None)  # prose as a name is not listed as text
         cost = len(name.encode("utf-8")) + 2
         if cost > budget:
             break
         shown.append(name)
         budget -= cost
-    rest = len(names) - len(shown)
-    listed = ", ".join(shown) + (f", and {rest} more" if rest else "")
+    listed = capped(shown + names[len(shown):], len(shown), everything)
     return _within(head + listed + ". " + ask, CATALOGUE_MAX_BYTES)
 
 

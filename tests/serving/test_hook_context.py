@@ -27,3 +27,23 @@ def test_worst_case_paragraph_stays_within_1024_bytes() -> None:
     small = render(RouteAnswer([Route("deployment", 0.03, 0.3, None, "words: release")],
                                degraded="lexical-only", notices=["corpus has 99 documents"]))
     assert "words only" in small and "corpus has 99 documents" in small
+
+
+def test_a_large_catalogue_lists_a_few_names_and_counts_the_rest() -> None:
+    from gov.core.serving.hook_context import CATALOGUE_MAX_BYTES, CATALOGUE_NAMES, catalogue
+
+    names = [f"skill-{i:03d}" for i in range(857)]
+    text = catalogue(names)
+    assert len(text.encode()) <= CATALOGUE_MAX_BYTES
+    listed = [name for name in names if name in text]
+    assert listed == names[:CATALOGUE_NAMES]
+    rest = len(names) - CATALOGUE_NAMES
+    assert f"skill-{CATALOGUE_NAMES - 1:03d} … and {rest} more; `gov list --names` lists them all. " in text
+    assert "gov show NAME" in text  # how to ask survives the cap
+
+
+def test_a_small_catalogue_lists_every_name_without_a_count() -> None:
+    from gov.core.serving.hook_context import catalogue
+
+    text = catalogue(["deployment", "on-call", "testing"])
+    assert "deployment, on-call, testing. " in text and "more" not in text.split(". ")[0]
