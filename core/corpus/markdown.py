@@ -262,3 +262,32 @@ def parse_markdown(text: str, *, lenient: bool = True) -> ParsedMarkdown:
             parsed.lint_ignore.extend(_split_list(value))
             parsed.lint_ignore_line = parsed.lint_ignore_line or number
     return parsed
+
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKUP = re.compile(r"[*_`>#]+")
+
+
+def first_paragraph(body: str, limit: int = 400) -> str | None:
+    """The first paragraph of prose in a markdown body (not a heading, list, table, code,
+    HTML or a gov header line), links read as their text; ``None`` when there is none of
+    at least three words."""
+    paragraph: list[str] = []
+    in_fence = False
+    for line in [*body.split("\n"), ""]:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            paragraph = []
+            continue
+        prose = (stripped and not in_fence and not stripped.startswith(("#", "|", "<", "- ", "* ",
+                                                                       "---", "==="))
+                 and HEADER_RE.match(stripped) is None)
+        if prose:
+            paragraph.append(stripped)
+            continue
+        text = " ".join(_MARKUP.sub("", _LINK.sub(r"\1", " ".join(paragraph))).split())
+        paragraph = []
+        if len(text.split()) >= 3:
+            return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+    return None

@@ -17,13 +17,26 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from gov.core import sanitize
 from gov.core.corpus.document import Corpus, Document, FileStamp, Skip
-from gov.core.corpus.markdown import HEADER_RE, ParseProblem, parse_markdown, split_front_matter
+from gov.core.corpus.jsonl_documents import parse_jsonl_documents
+from gov.core.corpus.markdown import (
+    ParseProblem,
+    first_paragraph,
+    parse_markdown,
+    split_front_matter,
+)
+from gov.core.corpus.names import (  # the duplicate policies are re-exported
+    MAX_DEPENDENCIES,  # noqa: F401
+    ON_DUPLICATE,
+    OnDuplicate,
+    as_names,
+    check_dependencies,
+    unique_names,
+)
 from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-exported
     JSONL_SUFFIXES,
     LEAVES,
@@ -32,6 +45,7 @@ from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-ex
     Walk,
     WalkExpired,
     is_skill_file,
+    looks_like_repository_file,
     open_regular,
     read_bounded,
 )
@@ -40,13 +54,10 @@ from gov.core.errors import CorpusError
 MAX_DOCUMENT_BYTES = int(os.environ.get("GOV_MAX_DOCUMENT_BYTES", 4 * 1024 * 1024))
 MAX_CORPUS_BYTES = int(os.environ.get("GOV_MAX_CORPUS_BYTES", 1024 * 1024 * 1024))
 MAX_NAME_LENGTH = sanitize.MAX_NAME_LENGTH
-MAX_DEPENDENCIES = 64
 # The staleness check walks roots an index names: it stops after this long.
 STALENESS_SECONDS = float(os.environ.get("GOV_STALENESS_SECONDS", 3.0))
 
 Warn = Callable[[str], None]
-OnDuplicate = Literal["qualify", "error", "first"]
-ON_DUPLICATE: tuple[OnDuplicate, ...] = ("qualify", "error", "first")
 # Folders whose markdown files are agents or commands: without a description, their first
 # paragraph is one (as Claude Code reads a command).
 AGENT_FOLDERS = frozenset({"agents", "commands"})
@@ -145,35 +156,6 @@ def _front_string(front: dict[str, Any], key: str) -> str | None:
                        reason="invalid front matter")
 
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKUP = re.compile(r"[*_`>#]+")
-
-
-def first_paragraph(body: str, limit: int = 400) -> str | None:
-    """The first paragraph of prose in a markdown body (not a heading, list, table, code,
-    HTML or a gov header line), links read as their text; ``None`` when there is none of
-    at least three words."""
-    paragraph: list[str] = []
-    in_fence = False
-    for line in [*body.split("\n"), ""]:
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            in_fence = not in_fence
-            paragraph = []
-            continue
-        prose = (stripped and not in_fence and not stripped.startswith(("#", "|", "<", "- ", "* ",
-                                                                       "---", "==="))
-                 and HEADER_RE.match(stripped) is None)
-        if prose:
-            paragraph.append(stripped)
-            continue
-        text = " ".join(_MARKUP.sub("", _LINK.sub(r"\1", " ".join(paragraph))).split())
-        paragraph = []
-        if len(text.split()) >= 3:
-            return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
-    return None
-
-
 def _markdown_document(path: Path, shown: str, budget: _Budget | None = None,
                        agent: bool = False) -> Document:
     """Parse one markdown file (``agent``: an agent or command file, whose first paragraph
@@ -219,11 +201,11 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None,
     status = parsed.status or (_front_string(front, "status") or "").lower() or None
     family = parsed.family or _front_string(front, "family")
     key = "depends_on" if "depends_on" in front else "depends-on"
-    _check_dependencies(parsed.depends_on, "Depends-on")
-    depends = parsed.depends_on or _as_names(front.get(key), key)
+    check_dependencies(parsed.depends_on, "Depends-on")
+    depends = parsed.depends_on or as_names(front.get(key), key)
     key = "lint_ignore" if "lint_ignore" in front else "lint-ignore"
-    _check_dependencies(parsed.lint_ignore, "Lint-ignore")
-    ignore = parsed.lint_ignore or _as_names(front.get(key), key)
+    check_dependencies(parsed.lint_ignore, "Lint-ignore")
+    ignore = parsed.lint_ignore or as_names(front.get(key), key)
     problem = sanitize.name_problem(name)
     if problem is not None:
         raise ParseProblem(f"document name {name[:40]!r} {problem}",
@@ -241,93 +223,6 @@ def _markdown_document(path: Path, shown: str, budget: _Budget | None = None,
         lint_ignore=tuple(ignore),
         notes=tuple(notes),
     )
-
-
-def _as_names(value: Any, key: str) -> list[str]:
-    """``depends_on`` as a list of document names: a comma-separated string or a list of
-    strings, each a valid name, at most :data:`MAX_DEPENDENCIES` (checked before any use:
-    YAML can make a tiny file into a huge nested value)."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        items = [item.strip() for item in value.split(",") if item.strip()]
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        items = [item.strip() for item in value if item.strip()]
-    else:
-        raise ParseProblem(f"front matter '{key}' must be a list of document names",
-                           reason="invalid front matter")
-    _check_dependencies(items, key)
-    return items
-
-
-def _check_dependencies(items: Sequence[str], key: str) -> None:
-    if len(items) > MAX_DEPENDENCIES:
-        raise ParseProblem(f"'{key}' lists {len(items)} documents; at most {MAX_DEPENDENCIES}",
-                           reason="invalid front matter")
-    for item in items:
-        problem = sanitize.name_problem(item)
-        if problem is not None:
-            raise ParseProblem(f"'{key}' entry {item[:40]!r} is not a document name: it {problem}",
-                               reason="invalid front matter")
-
-
-def _check_name(name: str, where: str) -> None:
-    problem = sanitize.name_problem(name)
-    if problem is not None:
-        raise CorpusError(f"{where}: document name {name[:40]!r} {problem}")
-
-
-def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
-    """Read JSONL documents: ``{"name", "trigger", "body", "examples", "family", "depends_on",
-    "lint_ignore"}``."""
-    from gov.core.jsonl import read_lines
-
-    documents = []
-    for line in read_lines(lines):
-        where = f"{shown}:{line.number}"
-        if line.error is not None:
-            if line.error.startswith(("line contains a NUL byte", "line is not valid UTF-8")):
-                binary = "NUL" in line.error
-                raise ParseProblem(("a binary file: " if binary else "") + line.error, line.number,
-                                   "binary" if binary else "not UTF-8")
-            raise CorpusError(f"{where}: {line.error}")
-        record = line.value
-        if not isinstance(record, dict):
-            raise CorpusError(f"{where}: expected a JSON object with 'name' and 'trigger'")
-        for key in ("name", "trigger"):
-            if not isinstance(record.get(key), str) or not record[key].strip():
-                raise CorpusError(f"{where}: field '{key}' must be a non-empty string")
-        for key in ("body", "family", "status"):
-            if record.get(key) is not None and not isinstance(record[key], str):
-                raise CorpusError(f"{where}: field '{key}' must be a string")
-        for key in ("examples", "depends_on", "lint_ignore"):
-            value = record.get(key, [])
-            if value is None:
-                value = []
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise CorpusError(f"{where}: field '{key}' must be a list of strings")
-        try:
-            _check_dependencies(record.get("depends_on") or [], "depends_on")
-            _check_dependencies(record.get("lint_ignore") or [], "lint_ignore")
-        except ParseProblem as exc:
-            raise CorpusError(f"{where}: {exc.message}") from None
-        name = record["name"].strip()
-        _check_name(name, where)
-        documents.append(
-            Document(
-                name=name,
-                trigger=" ".join(record["trigger"].split()),
-                examples=tuple(" ".join(e.split()) for e in record.get("examples") or [] if e.strip()),
-                text=record.get("body") or "",
-                family=(record.get("family") or None),
-                depends_on=tuple(record.get("depends_on") or []),
-                source=f"{shown}:{line.number}",
-                status=(record.get("status") or "").lower() or None,
-                kind="jsonl",
-                lint_ignore=tuple(record.get("lint_ignore") or []),
-            )
-        )
-    return documents
 
 
 def load_corpus(
@@ -431,7 +326,7 @@ def load_corpus(
             try:
                 doc = _markdown_document(path, shown, budget, agent)
             except ParseProblem as exc:
-                if (exc.reason == "no description" and _looks_like_repository_file(path)
+                if (exc.reason == "no description" and looks_like_repository_file(path)
                         and shown not in leaving):
                     candidates -= 1  # QUICKSTART.md, TODO.md: about the repository, not a document
                     continue
@@ -439,7 +334,7 @@ def load_corpus(
                 continue
             add([doc], where)
 
-    found, dropped, collisions = _unique_names(found, folders, on_duplicate, warn)
+    found, dropped, collisions = unique_names(found, folders, on_duplicate, warn)
     problems.extend(dropped)
     _warn_skipped(problems, warn)
     lenient = sum(1 for doc in found if any(n.startswith("front matter read leniently")
@@ -455,13 +350,6 @@ def load_corpus(
     return corpus
 
 
-def _looks_like_repository_file(path: Path) -> bool:
-    """A markdown file named in capitals (QUICKSTART.md, IMPLEMENTATION_SUMMARY.md) without a
-    trigger: documentation about the repository, not a document to route."""
-    stem = path.name.split(".")[0]
-    return stem.isupper() and not is_skill_file(path.name)
-
-
 def _warn_skipped(problems: Sequence[Skip], warn: Warn) -> None:
     for skip in problems[:SHOWN_SKIPS]:
         where = f"{skip.file}:{skip.line}" if skip.line else skip.file
@@ -469,70 +357,6 @@ def _warn_skipped(problems: Sequence[Skip], warn: Warn) -> None:
     if len(problems) > SHOWN_SKIPS:
         warn(f"… and {len(problems) - SHOWN_SKIPS:,} more skipped file(s); gov index --skipped "
              "(or gov list --skipped) lists them all with the reason")
-
-
-def _qualified(folders: tuple[str, ...], name: str, depth: int) -> str:
-    return "/".join((*folders[len(folders) - depth:], name)) if depth else name
-
-
-Collisions = list[tuple[str, tuple[str, ...]]]
-
-
-def _unique_names(found: list[Document], folders: list[tuple[str, ...]],
-                  on_duplicate: OnDuplicate, warn: Warn
-                  ) -> tuple[list[Document], list[Skip], Collisions]:
-    """Every name made unique (see :func:`load_corpus`): the documents in their order, the
-    ones left out (``"first"``), and each shared name with the names its documents got."""
-    groups: dict[str, list[int]] = {}
-    for position, doc in enumerate(found):
-        groups.setdefault(doc.name, []).append(position)
-    shared = {name: group for name, group in groups.items() if len(group) > 1}
-    if not shared:
-        return found, [], []
-    if on_duplicate == "error":
-        listed = "; ".join(f"{name!r} in " + ", ".join(found[i].source for i in group)
-                           for name, group in shared.items())
-        raise CorpusError(f"duplicate document name{'s:' if len(shared) > 1 else ''} {listed}; "
-                          "rename them, or gov index --on-duplicate qualify names each by its "
-                          "folder")
-    if on_duplicate == "first":
-        dropped = {i for group in shared.values() for i in group[1:]}
-        skips = [Skip(found[i].source, None, f"the name {found[i].name!r} is taken by "
-                      f"{found[groups[found[i].name][0]].source}", "duplicate name")
-                 for i in sorted(dropped)]
-        return ([doc for i, doc in enumerate(found) if i not in dropped], skips,
-                [(name, (found[group[0]].name,)) for name, group in shared.items()])
-    taken = set(groups)
-    renamed: dict[int, str] = {}
-    for name, group in shared.items():
-        # A skill is known by its folder (the last of its folders), whatever name it gives.
-        leaves = [(folders[i][:-1], folders[i][-1]) if found[i].kind == "skill" and folders[i]
-                  else (folders[i], name) for i in group]
-        deepest = max(len(outer) for outer, _leaf in leaves)
-        first = 0 if all(leaf != name for _outer, leaf in leaves) else 1
-        for depth in range(first, deepest + 1):
-            names = [_qualified(outer, leaf, depth) for outer, leaf in leaves]
-            if len(set(names)) == len(names) and not taken.intersection(names):
-                break
-        else:  # the same folders (two files naming themselves alike, or one JSONL file)
-            names = [_qualified(outer, leaf, deepest) for outer, leaf in leaves]
-            names = [f"{qualified}~{n}" if n else qualified for n, qualified in enumerate(names)]
-        for i, qualified in zip(group, names, strict=True):
-            renamed[i] = qualified
-            taken.add(qualified)
-    out = []
-    for i, doc in enumerate(found):
-        if i in renamed:
-            others = ", ".join(found[j].source for j in shared[doc.name] if j != i)
-            doc = replace(doc, name=renamed[i], notes=(
-                *doc.notes, f"name {doc.name!r} qualified by its folder (also the name of "
-                f"{others})"))
-        out.append(doc)
-    listed = "; ".join(f"{name} -> " + ", ".join(renamed[i] for i in group)
-                       for name, group in shared.items())
-    warn(f"{len(shared):,} name(s) shared by two or more documents, each qualified by its folder "
-         f"(--on-duplicate error|first to change): {listed}")
-    return out, [], [(name, tuple(renamed[i] for i in group)) for name, group in shared.items()]
 
 
 def file_sha256(path: Path) -> str | None:

@@ -157,6 +157,13 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def looks_like_repository_file(path: Path) -> bool:
+    """A markdown file named in capitals (QUICKSTART.md, IMPLEMENTATION_SUMMARY.md) without a
+    trigger: documentation about the repository, not a document to route."""
+    stem = path.name.split(".")[0]
+    return stem.isupper() and not is_skill_file(path.name)
+
+
 def open_regular(path: Path) -> int:
     """A descriptor for reading ``path``, which must be a regular file. Opening never blocks
     (a FIFO without a writer) and never takes a terminal; a non-regular file is a problem."""

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gov.core.corpus.markdown import lenient_front_matter
-from gov.core.corpus.reader import first_paragraph, load_corpus
+from gov.core.corpus.markdown import first_paragraph, lenient_front_matter
+from gov.core.corpus.reader import load_corpus
 from gov.core.corpus.walk import repository_file
 from tests.corpus.conftest import write
 
