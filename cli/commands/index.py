@@ -58,7 +58,7 @@ def index_command(
     lexical_only: Annotated[bool, typer.Option("--lexical-only", help="Build without embeddings (routes by words alone).")] = False,
     operating_point: PointOpt = None,
     bodies: Annotated[bool | None, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning, or leave bodies out (default: embed them up to 20,000 documents).", show_default=False)] = None,
-    ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; pip install 'gov[ann]'.")] = False,
+    ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; the ann extra: pip install '.[ann]' in gov's checkout.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
     families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: documents sharing a Family line (declared), also clusters of near-duplicates (auto, the default), or none.")] = "auto",
     on_duplicate: Annotated[str, typer.Option("--on-duplicate", metavar="qualify|error|first", help="Documents sharing a name: qualify each by its folder (default), stop with an error listing them, or keep the first.")] = "qualify",

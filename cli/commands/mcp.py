@@ -16,7 +16,7 @@ validate_card and verify_card.
 
 The index is loaded and the embedding model warmed before the first request. Documents
 are served by name from the index only; no path from a client reaches the file system.
-Needs the mcp extra: pip install 'gov[mcp]'.
+Needs the mcp extra: pip install '.[mcp]' in gov's checkout.
 
 Example:
 

@@ -119,10 +119,15 @@ def test_precommit_card_hook_as_configured() -> None:
     offered = {hook["id"]: hook for hook in
                yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     config = yaml.safe_load((EXAMPLES / "pre-commit-config.yaml").read_text())
-    remote = [hook["id"] for repo in config["repos"] if repo["repo"] != "local"
-              for hook in repo["hooks"]]
-    assert remote == ["gov-card-verify", "gov-lint"] and set(remote) <= set(offered)
-    hook = offered["gov-card-verify"]
+    # Local hooks (no release to pin yet) with the entries and patterns the repository offers.
+    assert [repo["repo"] for repo in config["repos"]] == ["local"]
+    local = {hook["id"]: hook for hook in config["repos"][0]["hooks"]}
+    assert list(local) == ["gov-card-verify", "gov-lint", "gov-index"]
+    for name in ("gov-card-verify", "gov-lint"):
+        assert local[name]["language"] == "system"
+        for key in ("entry", "files", "args", "pass_filenames"):
+            assert local[name].get(key) == offered[name].get(key), (name, key)
+    hook = local["gov-card-verify"]
     pattern = re.compile(hook["files"])
     for folder, expected in (("good", 0), ("bad", 1)):
         files = sorted(str(path.relative_to(REPO)) for path in (EXAMPLES / "cards" / folder)
@@ -136,7 +141,7 @@ def test_precommit_card_hook_as_configured() -> None:
 def test_precommit_local_index_hook(env: dict[str, str], tmp_path: Path) -> None:
     config = yaml.safe_load((EXAMPLES / "pre-commit-config.yaml").read_text())
     (hook,) = [hook for repo in config["repos"] if repo["repo"] == "local"
-               for hook in repo["hooks"]]
+               for hook in repo["hooks"] if hook["id"] == "gov-index"]
     assert hook["language"] == "system" and hook["pass_filenames"] is False
     shutil.copytree(EXAMPLES / "policies", tmp_path / "policies")
     assert re.search(hook["files"], "policies/deployment.md")
@@ -147,5 +152,5 @@ def test_precommit_local_index_hook(env: dict[str, str], tmp_path: Path) -> None
     (tmp_path / "policies" / "no-trigger.md").write_text("# A policy\n\nNo trigger line.\n")
     refused = subprocess.run(shlex.split(hook["entry"]), cwd=tmp_path, env=env,
                              capture_output=True, text=True, timeout=600, check=False)
-    assert refused.returncode == 1
+    assert refused.returncode == 2  # an input error; pre-commit refuses on any non-zero exit
     assert "no-trigger" in refused.stderr
