@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,40 @@ PointOpt = Annotated[
 LexicalOnlyOpt = Annotated[
     bool, typer.Option("--lexical-only", help="Route by words alone (no embedding model).")
 ]
+
+
+# An option whose metavar lists its values ("qualify|error|first") completes to them.
+_VALUES = re.compile(r"[a-z0-9][a-z0-9_-]*(\|[a-z0-9][a-z0-9_-]*)+")
+
+
+def values(listed: str) -> Callable[[str], list[str]]:
+    """Shell completion for an option taking one of ``listed`` ("text|json")."""
+    def complete(incomplete: str) -> list[str]:
+        return [value for value in listed.split("|") if value.startswith(incomplete)]
+
+    return complete
+
+
+def document_names(ctx: typer.Context, incomplete: str) -> list[str]:
+    """Shell completion for a document name: the names in the index the command would read
+    (``-i`` as typed so far, else the one search); nothing when there is none."""
+    try:
+        from gov.cli.resolve import index_path
+        from gov.core.index.stored import open_stored
+
+        stored = open_stored(index_path(ctx.params.get("index")))
+        return [name for name in stored.names if name.startswith(incomplete)]
+    except Exception:  # completion offers nothing rather than a traceback
+        return []
+
+
+def _complete_values(parameters: list[inspect.Parameter]) -> None:
+    """Give each option whose metavar lists its values a completion of them."""
+    for parameter in parameters:
+        for info in getattr(parameter.annotation, "__metadata__", ()):
+            if (isinstance(info, typer.models.OptionInfo) and info.autocompletion is None
+                    and info.metavar and _VALUES.fullmatch(info.metavar)):
+                info.autocompletion = values(info.metavar)
 
 
 @dataclass(frozen=True)
@@ -81,7 +116,7 @@ def shared(*, formats: tuple[str, ...] = ("text",), tty: str = "text", pipe: str
                 "fmt", inspect.Parameter.KEYWORD_ONLY, default=None,
                 annotation=Annotated[str | None, typer.Option(
                     "--format", "-f", help=help_text, metavar="|".join(formats),
-                    show_default=False)]))
+                    show_default=False, autocompletion=values("|".join(formats)))]))
         added += [
             inspect.Parameter("color", inspect.Parameter.KEYWORD_ONLY, default=Color.auto,
                               annotation=ColorOpt),
@@ -101,6 +136,7 @@ def shared(*, formats: tuple[str, ...] = ("text",), tty: str = "text", pipe: str
             return func(**kwargs, view=Output(chosen, color, quiet, debug))
 
         parameters = [*own, *added]
+        _complete_values(parameters)
         wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
             parameters=parameters)
         wrapper.__annotations__ = {p.name: p.annotation for p in parameters}

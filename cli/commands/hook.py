@@ -229,5 +229,28 @@ def register(app: "Any") -> None:
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
     app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, notes which routed documents the agent read.",
+                cls=_completing_command(),
                 context_settings={"ignore_unknown_options": True,
                                   "allow_extra_args": True})(hook_command)
+
+
+def _completing_command() -> "Any":
+    """The hook's command class: its words are parsed by :func:`main`, not by options, so
+    it completes them itself: install, uninstall or a harness first, a harness after
+    install or uninstall."""
+    from typer.core import TyperCommand
+
+    class HookCommand(TyperCommand):
+        def shell_complete(self, ctx: "Any", incomplete: str) -> "Any":
+            from click.shell_completion import CompletionItem
+
+            from gov.core.serving.harness import HARNESSES
+
+            words = [word for word in ctx.args if not word.startswith("-")]
+            if incomplete.startswith("-") or len(words) > 1 or (
+                    words and words[0] not in ("install", "uninstall")):
+                return super().shell_complete(ctx, incomplete)
+            offered = list(HARNESSES) if words else ["install", "uninstall", *HARNESSES]
+            return [CompletionItem(word) for word in offered if word.startswith(incomplete)]
+
+    return HookCommand

@@ -9,6 +9,7 @@ import typer
 from gov.cli import conventions, options, reporters
 from gov.cli.options import IndexOpt
 from gov.cli.resolve import index_path
+from gov.core.errors import UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -21,13 +22,16 @@ HELP = """List the documents an index holds: name, source, trigger, family and h
 A document read leniently (front matter that is not strict YAML, a name qualified by its
 folder because another document shares it, a trigger taken from the first paragraph) carries
 a note saying so; --lenient lists those documents alone. --skipped lists the files the build
-left out instead, each with its reason.
+left out instead, each with its reason. --names prints the names alone, one a line (what
+shell completion and a session-start catalogue point to).
 
 Example:
 
     gov list -i .gov/index
 
     gov list --skipped --format jsonl
+
+    gov list --names
 """
 
 
@@ -40,6 +44,7 @@ def list_command(
     index: IndexOpt = None,
     lenient: Annotated[bool, typer.Option("--lenient", help="Only the documents read with a note (lenient front matter, a qualified name, a trigger from the first paragraph).")] = False,
     skipped: Annotated[bool, typer.Option("--skipped", help="The files the build left out, with the reason, instead of the documents.")] = False,
+    names: Annotated[bool, typer.Option("--names", help="Only the documents' names, one a line (with --format json, one array).")] = False,
     *,
     view: options.Output,
 ) -> int:
@@ -51,6 +56,10 @@ def list_command(
     if not target.exists():
         raise no_index(target)
     stored = open_stored(target)
+    if names and skipped:
+        raise UsageError("--names lists documents; --skipped lists files: give one")
+    if names:
+        return _names(stored, lenient, view.format)
     out = reporters.reporter(view.format)
     if skipped:
         files = skipped_files(stored)
@@ -69,6 +78,22 @@ def list_command(
     out.close()
     if not count and view.format == "text":
         conventions.notice("no document was read leniently" if lenient else "no documents")
+    return 0
+
+
+def _names(stored: Any, lenient: bool, out_format: str) -> int:
+    """The names alone: one a line, or one JSON array."""
+    import json
+    import sys
+
+    from gov.core.index.listing import listed_documents
+    from gov.core.sanitize import clean
+
+    chosen = [doc.name for doc in listed_documents(stored) if doc.notes or not lenient]
+    if out_format == "json":
+        sys.stdout.write(json.dumps(chosen, ensure_ascii=False) + "\n")
+    else:  # a name is one line of plain text, whatever the index holds
+        sys.stdout.write("".join(clean(name) + "\n" for name in chosen))
     return 0
 
 

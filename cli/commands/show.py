@@ -26,7 +26,8 @@ def register(app: typer.Typer) -> None:
 
 @options.shared(formats=("text", "json"), tty="text", pipe="text")
 def show_command(
-    name: Annotated[str, typer.Argument(help="The document's name, as routes name it.")],
+    name: Annotated[str, typer.Argument(help="The document's name, as routes name it.",
+                                        autocompletion=options.document_names)],
     index: IndexOpt = None,
     *,
     view: options.Output,

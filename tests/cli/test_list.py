@@ -75,3 +75,18 @@ def test_list_reads_the_index_the_other_commands_find(tmp_path: Path) -> None:
     assert none.returncode == 0 and b"skipped no file" in none.stderr
     missing = invoke_gov("list", "-i", "nope.idx", cwd=tmp_path)
     assert missing.returncode != 0 and b"Traceback" not in missing.stderr
+
+
+def test_names_alone_one_a_line_or_one_array(fake_index: Path) -> None:
+    import json
+
+    from tests.conftest import invoke_gov
+
+    lines = invoke_gov("list", "--names", "-i", str(fake_index))
+    assert lines.returncode == 0, lines.stderr
+    names = lines.stdout.decode().splitlines()
+    assert "deployment" in names and all(" " not in name for name in names)
+    array = invoke_gov("list", "--names", "-i", str(fake_index), "--format", "json")
+    assert json.loads(array.stdout) == names
+    both = invoke_gov("list", "--names", "--skipped", "-i", str(fake_index))
+    assert both.returncode == 2 and b"give one" in both.stderr
