@@ -97,7 +97,7 @@ def index_command(
         from gov.core.lint.config import find_config, load_config
 
         duplicates = load_config(find_config(paths)).duplicates()
-    progress, finish = _progress()
+    progress, finish = _progress(len(corpus.documents))
     try:
         built = build_index(
             corpus,
@@ -217,17 +217,40 @@ def _emit(summary: dict[str, Any], out_format: str, text: str) -> None:
     reporters.report(out_format, SummaryView(summary, text))
 
 
-def _progress() -> tuple[Any, Any]:
-    """A progress bar on stderr for long builds, only on a terminal."""
+def _progress(documents: int) -> tuple[Any, Any]:
+    """A progress bar on stderr while a build embeds, only on a terminal (``--quiet``, a pipe
+    or ``CI`` show none; ``NO_COLOR`` and ``--color never`` draw it without colour): the
+    documents, the texts embedded of all there are to embed, and the time left."""
     if not conventions.show_progress():
         return None, lambda: None
-    from rich.progress import Progress
+    import sys
 
-    bar = Progress(console=conventions.console(stderr=True), transient=True)
-    task = bar.add_task("embedding", total=None)
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    # A terminal by now (show_progress), so drawn as one even when colour is off: the
+    # shared console calls a colourless stream a plain file, where a bar never redraws.
+    console = Console(file=sys.stderr, force_terminal=True, highlight=False,
+                      no_color=not conventions.use_color(sys.stderr))
+    label = f"{documents:,} document{'s' if documents != 1 else ''}"
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("texts"), TimeElapsedColumn(), TextColumn("elapsed,"),
+                   TimeRemainingColumn(), TextColumn("left"),
+                   console=console, transient=True)
+    task = bar.add_task(f"embedding {label}", total=None)
     bar.start()
 
     def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
+        # Once every text is embedded the rest of the build (the background bank, the head)
+        # has no count of its own: the bar says so instead of sitting at 100 %.
+        described = f"{label} embedded; measuring" if done >= total else f"embedding {label}"
+        bar.update(task, completed=done, total=total, description=described)
 
     return update, bar.stop

@@ -40,18 +40,32 @@ class Passages:
     owners: NDArray[np.int64]
 
 
+def first_passages(documents: Sequence[Any], per_document: int = PASSAGES_PER_DOCUMENT
+                   ) -> list[list[str]]:
+    """Each document's first ``per_document`` passages (what :func:`body_vectors` embeds)."""
+    from gov.core.corpus.passages import passages
+
+    return [passages(doc.text)[:per_document] for doc in documents]
+
+
+def distinct_passages(per_doc: Sequence[Sequence[str]]) -> list[str]:
+    """The passages to embed: each text once, in order of first appearance."""
+    return list(dict.fromkeys(text for chunks in per_doc for text in chunks))
+
+
 def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
                  progress: Progress | None, per_document: int = PASSAGES_PER_DOCUMENT,
-                 download: bool = False,
+                 download: bool = False, per_doc: Sequence[Sequence[str]] | None = None,
                  ) -> tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages]:
     """One summary vector per document (zeros: no body), which documents have one, a
-    summary of the work, and the passages embedded. ``download``: the user named the model."""
-    from gov.core.corpus.passages import passages
+    summary of the work, and the passages embedded. ``download``: the user named the model;
+    ``per_doc``: :func:`first_passages` of ``documents``, when the caller has them already."""
     from gov.core.encode.cache import embed_missing
     from gov.core.encode.embedding import model_sha256
 
-    per_doc = [passages(doc.text)[:per_document] for doc in documents]
-    distinct = list(dict.fromkeys(text for chunks in per_doc for text in chunks))
+    if per_doc is None:
+        per_doc = first_passages(documents, per_document)
+    distinct = distinct_passages(per_doc)
     fresh: dict[str, NDArray[np.float32]] = {}
     cached = 0
     if distinct:  # through the disk cache: a rebuild embeds only the passages that changed

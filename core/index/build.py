@@ -103,10 +103,11 @@ def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
 
 
 def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike[str] | None,
-                    progress: Progress | None, download: bool = False
+                    progress: Progress | None, download: bool = False, then: int = 0
                     ) -> tuple[NDArray[np.float32], int, int]:
     """Every surface's vector (reusing the previous index's and the disk cache's); how many
-    were reused and how many came from the cache."""
+    were reused and how many came from the cache. ``then``: texts the build embeds after
+    these, counted in the progress total."""
     encoder = bundle.spec(model_id)
     encoder.paths(verify_hash=True)  # a missing or altered file fails before any work
     cache = reuse_vectors(previous, model_id)
@@ -117,9 +118,24 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
         from gov.core.encode.cache import embed_missing
 
         fresh, cached = embed_missing(missing, model_id, model_sha256=encoder.weights_sha256,
-                                      dim=encoder.dim, progress=progress, download=download)
+                                      dim=encoder.dim, progress=_shifted(progress, 0, then),
+                                      download=download)
         cache.update(fresh)
     return np.stack([cache[text] for text in texts]).astype(np.float32), reused, cached
+
+
+def _shifted(progress: Progress | None, before: int, after: int) -> Progress | None:
+    """``progress`` for one stage of a build's embedding: ``before`` texts were embedded in
+    earlier stages and ``after`` come in later ones, so a bar's total (and time left) spans
+    every stage from the start."""
+    if progress is None:
+        return None
+    report = progress
+
+    def stage(done: int, total: int) -> None:
+        report(before + done, before + total + after)
+
+    return stage
 
 
 def build(
@@ -166,11 +182,15 @@ def build(
     embeddings: NDArray[np.float32] | None = None
     model: ModelInfo | None = None
     reused = cached = 0
+    per_doc: list[list[str]] | None = None  # body passages, split before any embedding
     if not lexical_only:
         from gov.core.encode.embedding import model_sha256
+        from gov.core.index.bodies import distinct_passages, first_passages, wanted
 
+        per_doc = first_passages(documents) if wanted(bodies, len(documents)) else None
+        passages = len(distinct_passages(per_doc)) if per_doc is not None else 0
         embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
-                                                     download)
+                                                     download, then=passages)
         model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
     trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
     base_path = Path(base) if base is not None else Path.cwd()
@@ -223,13 +243,13 @@ def build(
     embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
-        from gov.core.index.bodies import wanted
-
-        if wanted(bodies, len(documents)):
+        if per_doc is not None:
             from gov.core.index.bodies import body_vectors
 
+            embedded_surfaces = len(set(layout.texts)) - reused
             arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
-                documents, model_id, int(embeddings.shape[1]), progress, download=download)
+                documents, model_id, int(embeddings.shape[1]),
+                _shifted(progress, embedded_surfaces, 0), download=download, per_doc=per_doc)
             header = replace(header, bodies=summary)
         if ann:
             from gov.core.index import ann as approximate

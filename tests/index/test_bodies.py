@@ -68,3 +68,22 @@ def test_bodies_are_left_out_past_the_size_limit_unless_asked_for(
     assert build_index(corpus).header.bodies is None
     asked = build_index(corpus, bodies=True).header.bodies
     assert asked is not None and asked["documents"] == 22
+
+
+def test_a_build_reports_progress_on_one_scale_over_surfaces_and_passages(
+        fake_encoder: object) -> None:
+    from gov.core.index.bodies import distinct_passages, first_passages
+    from gov.core.index.surfaces import surfaces_of
+
+    corpus = load_corpus([POLICIES], warn=lambda _m: None)
+    calls: list[tuple[int, int]] = []
+    built = build_index(corpus, progress=lambda done, total: calls.append((done, total)))
+    surfaces = len(set(surfaces_of(corpus.documents).texts))
+    passages_ = len(distinct_passages(first_passages(corpus.documents)))
+    assert built.header.bodies is not None and passages_ == built.header.bodies["passages"]
+    # One total from the first report to the last (a bar's time left spans the whole
+    # embedding), counts that only grow, and the last report is the whole.
+    assert {total for _done, total in calls} == {surfaces + passages_}
+    assert [done for done, _total in calls] == sorted(done for done, _total in calls)
+    assert calls[-1] == (surfaces + passages_, surfaces + passages_)
+    assert any(done == surfaces for done, _total in calls)  # the surfaces' stage ends there
