@@ -138,6 +138,87 @@ def _shifted(progress: Progress | None, before: int, after: int) -> Progress | N
     return stage
 
 
+def corpus_info(corpus: Corpus, base: Path) -> CorpusInfo:
+    """What an index records of the corpus it was built from."""
+    return CorpusInfo(
+        fingerprint=corpus.fingerprint,
+        size=len(corpus.documents),
+        retired=tuple(doc.name for doc in corpus.retired),
+        skipped=tuple(corpus.skipped),
+        stamps=tuple(corpus.stamps),
+        base=str(base.resolve()),
+        problems=tuple(corpus.problems),
+        notes=tuple((doc.name, note) for doc in corpus.documents for note in doc.notes),
+    )
+
+
+def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
+               model_id: str | None = None, lexical_only: bool = False,
+               base: str | os.PathLike[str] | None = None, ann: bool = False,
+               ann_candidates: int | None = None, bodies: bool | None = None,
+               stored_point: Mapping[str, Any] | None = None,
+               extra_arrays: Mapping[str, np.ndarray] | None = None,
+               families: str = "auto", duplicates: Thresholds | None = None,
+               ) -> BuiltIndex | None:
+    """``previous`` itself when :func:`build` with these arguments would build it again
+    (``None`` otherwise): the same routable content (the corpus fingerprint), roots, gov
+    version, model and options. A rebuild of an unchanged corpus then embeds, fits and
+    measures nothing; only what the corpus read says beyond its documents (file stamps,
+    skipped files, notes) is taken from this read. What routing stored on top (the
+    background gate) is the caller's to compare (:mod:`gov.core.routing.indexes`)."""
+    from gov.core.index.bodies import wanted
+    from gov.core.index.stored import open_stored
+
+    if previous is None or not Path(previous).is_file():
+        return None
+    try:
+        old = open_stored(previous)
+    except GovError:
+        return None
+    header = old.header
+    base_path = Path(base) if base is not None else Path.cwd()
+    model = None if lexical_only else bundle.spec(model_id).id
+    grouping = header.families or {}
+    expected_ann = None
+    if ann:
+        from gov.core.index import ann as approximate
+
+        expected_ann = ann_candidates or approximate.SETTINGS["candidates"]
+    if (header.gov_version != __version__
+            or header.corpus.fingerprint != corpus.fingerprint
+            or header.corpus.size != len(corpus.documents)
+            or tuple(header.roots) != tuple(corpus.roots)
+            or header.corpus.base != str(base_path.resolve())
+            or header.model_id != model
+            or (header.bodies is not None) != (model is not None
+                                               and wanted(bodies, len(corpus.documents)))
+            or (header.ann or {}).get("candidates") != expected_ann
+            or grouping.get("mode") != families
+            or (families == "auto" and grouping.get("thresholds")
+                != (duplicates or Thresholds()).to_json())
+            or header.operating_point != (dict(stored_point) if stored_point is not None
+                                          else None)):
+        return None
+    names = list(old.raw_header.get("arrays", {}))
+    extra = dict(extra_arrays or {})
+    learned = [name for name in names if name.startswith("learned_")]
+    if sorted(learned) != sorted(extra) or not all(
+            np.array_equal(old.array(name), extra[name]) for name in learned):
+        return None
+    try:
+        arrays = {name: np.array(old.array(name)) for name in names}
+    except (GovError, KeyError, OSError, ValueError):
+        return None
+    surfaces = int(header.build.get("surfaces", old.surface_doc.size))
+    kept = {**header.build, "reused_vectors": surfaces if model else 0, "cached_vectors": 0,
+            "kept": True}
+    bodies_kept = None if header.bodies is None else {
+        **header.bodies, "passages_cached": header.bodies.get("passages", 0)}
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return BuiltIndex(replace(header, created=created, corpus=corpus_info(corpus, base_path),
+                              build=kept, bodies=bodies_kept), arrays)
+
+
 def build(
     corpus: Corpus,
     *,
@@ -198,16 +279,7 @@ def build(
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
         gov_version=__version__,
         model=model,
-        corpus=CorpusInfo(
-            fingerprint=corpus.fingerprint,
-            size=len(documents),
-            retired=tuple(doc.name for doc in corpus.retired),
-            skipped=tuple(corpus.skipped),
-            stamps=tuple(corpus.stamps),
-            base=str(base_path.resolve()),
-            problems=tuple(corpus.problems),
-            notes=tuple((doc.name, note) for doc in documents for note in doc.notes),
-        ),
+        corpus=corpus_info(corpus, base_path),
         roots=tuple(corpus.roots),
         lexical_rows=lexical.n_rows,
         ngram_range=lexical.ngram_range,

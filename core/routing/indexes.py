@@ -21,13 +21,13 @@ from gov.core.corpus.document import Corpus
 from gov.core.corpus.reader import load_corpus
 from gov.core.encode import bundle
 from gov.core.errors import GovError, IndexBuildError
-from gov.core.index.build import BuiltIndex, Progress, build
+from gov.core.index.build import BuiltIndex, Progress, build, kept_index
 from gov.core.index.fileformat import read_header
 from gov.core.index.header import IndexHeader
 from gov.core.index.neighbours import Thresholds
 from gov.core.index.stored import open_stored
 from gov.core.routing import divergence
-from gov.core.routing.background import fit_background
+from gov.core.routing.background import BUILD_PARAMS, bank_prompts, fit_background
 from gov.core.routing.point import (
     OperatingPoint,
     check_model,
@@ -78,6 +78,12 @@ def build_index(
         learned = point_learned(point, encoder.dim)
         if learned is not None:
             extra = {f"learned_{name}": array for name, array in learned.arrays().items()}
+    kept = kept_index(previous, corpus, model_id=model_id, lexical_only=lexical_only,
+                      base=base, ann=ann, ann_candidates=ann_candidates, bodies=bodies,
+                      stored_point=stored_point, extra_arrays=extra, families=families,
+                      duplicates=duplicates)
+    if kept is not None and same_background(kept, point):
+        return kept  # nothing a build reads has changed: the previous index, as it was
     built = build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
                   progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
                   bodies=bodies, stored_point=stored_point, extra_arrays=extra,
@@ -85,6 +91,20 @@ def build_index(
     if point.gate == "background" and "embeddings" in built.arrays:
         fit_background(built, point)
     return built
+
+
+def same_background(built: BuiltIndex, point: OperatingPoint) -> bool:
+    """Whether ``built``'s background gate is the one :func:`build_index` would measure for
+    ``point``: the same bank and the point's parameters it depends on (or no gate either
+    way)."""
+    measured = built.header.background
+    if point.gate != "background" or "embeddings" not in built.arrays:
+        return measured is None
+    if measured is None:
+        return False
+    bank = hashlib.sha256("\n".join(bank_prompts()).encode("utf-8")).hexdigest()
+    return bool(measured.get("bank_sha256") == bank and measured.get("params") == {
+        name: getattr(point, name) for name in BUILD_PARAMS})
 
 
 def divergence_of(built: BuiltIndex) -> list[str]:
