@@ -14,7 +14,11 @@ rare each is among the triggers and in any order, overlap at least
 unless the examples tell the two apart: a document whose example lines are closer to its
 own other lines than to the other document, by ``overlap_examples_apart`` on average, is
 not the other's duplicate (templated triggers such as "The user's request is about: X"
-differ by one word and are told apart by their examples).
+differ by one word and are told apart by their examples). Two documents with no examples
+have nothing to tell a template from a duplicate but words: with the trigger texts, a pair
+by meaning under ``overlap_trigger_meaning`` holds only when their triggers share at least
+``overlap_template_words`` of their rarity-weighted words ("Cursor rules for Angular
+development with TypeScript" is not "... for Solid.js development with TypeScript").
 
 The same comparison of triggers finds *narrower copies*: a trigger whose content words
 are (nearly, ``subsumed_words``) all in another's longer trigger, and close to it in
@@ -121,6 +125,11 @@ class Thresholds:
     # Examples tell two documents apart when their lines are closer to their own document
     # than to the other by this much on average (cosine).
     overlap_examples_apart: float = 0.08
+    # Two trigger-only documents alike by meaning under overlap_trigger_meaning are
+    # near-duplicates only when their triggers share this much of their words (weighted by
+    # rarity): templated triggers ("Cursor rules for X development with Y") are alike by
+    # meaning whatever X is.
+    overlap_template_words: float = 0.5
     # A narrower copy: this share of its trigger's content words (weighted by rarity) in
     # the other's trigger, and at least this cosine between the two triggers.
     subsumed_words: float = 0.90
@@ -401,6 +410,26 @@ def trigger_relations(layout: Layout, candidates: TriggerCandidates, thresholds:
     return found, narrower
 
 
+def template_filter(layout: Layout, pairs: dict[tuple[int, int], float],
+                    words: TriggerWords | None, thresholds: Thresholds
+                    ) -> dict[tuple[int, int], float]:
+    """The pairs by coverage of meaning, less those of two trigger-only documents that are
+    under the trigger threshold and share too few of their rarer words (a template)."""
+    if words is None or not pairs:
+        return pairs
+    keys = list(pairs)
+    a = np.asarray([key[0] for key in keys], dtype=np.int64)
+    b = np.asarray([key[1] for key in keys], dtype=np.int64)
+    shared = words.shared(a, b)
+    union = words.totals[a] + words.totals[b] - shared
+    overlap = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
+    score = np.asarray([pairs[key] for key in keys])
+    bare = (layout.counts[a] == 1) & (layout.counts[b] == 1)
+    keep = ~bare | (score >= thresholds.overlap_trigger_meaning) | (
+        overlap >= thresholds.overlap_template_words)
+    return {key: pairs[key] for key, kept in zip(keys, keep.tolist(), strict=True) if kept}
+
+
 def row_cosines(vectors: FloatMatrix | None, lexical: LexicalColumns | None,
                 surfaces: int) -> Cosines:
     """Cosines between any two sets of surfaces: by meaning when there are embeddings,
@@ -459,9 +488,12 @@ def detect(layout: Layout, vectors: FloatMatrix | None, lexical: LexicalColumns 
             visit(start, stop, meaning, words)  # type: ignore[arg-type]
     found: dict[str, dict[tuple[int, int], float]] = {
         finder.signal: finder.pairs() for finder, _ in finders}
+    bags = TriggerWords(texts) if texts is not None else None
+    if "meaning" in found:
+        found["meaning"] = template_filter(layout, found["meaning"], bags, thresholds)
     triggers, narrower = trigger_relations(
         layout, candidates, thresholds, row_cosines(vectors, lexical, layout.surfaces),
-        TriggerWords(texts) if texts is not None else None, vectors is not None)
+        bags, vectors is not None)
     found.update({signal: pairs for signal, pairs in triggers.items() if pairs})
     return Found(merge(found), narrower)
 
@@ -523,9 +555,12 @@ def graph_detect(layout: Layout, vectors: FloatMatrix, nearest: Any, thresholds:
         directed = {(int(a), int(b)): float(c)
                     for a, b, c in zip(owners[over], others[over], coverage[over], strict=True)}
         pairs["meaning"] = mutual(directed, thresholds.overlap_meaning)
+    words = TriggerWords(texts) if texts is not None else None
+    if "meaning" in pairs:
+        pairs["meaning"] = template_filter(layout, pairs["meaning"], words, thresholds)
     triggers, narrower = trigger_relations(
         layout, candidates, thresholds, row_cosines(vectors, None, layout.surfaces),
-        TriggerWords(texts) if texts is not None else None, True)
+        words, True)
     pairs.update({signal: found for signal, found in triggers.items() if found})
     return Found(merge(pairs), narrower)
 

@@ -218,3 +218,33 @@ def test_clusters_and_families() -> None:
     assert ids[0] == ids[1] == ids[2] == ids[3]  # a cluster joined with a declared family
     assert ids[4] == ids[5] != ids[0]
     assert len({int(ids[6]), int(ids[0]), int(ids[4])}) == 3
+
+
+def test_a_shared_template_is_not_a_duplicate_of_documents_without_examples() -> None:
+    texts = ["Cursor rules for Angular development with TypeScript integration.",
+             "Cursor rules for Svelte development with TypeScript integration.",
+             "Cursor rules for Next.js development with TypeScript integration.",
+             "Cursor rules for TypeScript development with Next.js integration."]
+    # Twenty other documents of the same template, so that its words are common, as in a
+    # library where most triggers share it.
+    subjects = ["Django", "Flask", "Rails", "Laravel", "Spring", "Phoenix", "Gin", "Echo",
+                "Fiber", "Actix", "Rocket", "Axum", "Ktor", "Vapor", "Nest", "Koa", "Hapi",
+                "Sails", "Meteor", "Remix"]
+    texts += [f"Cursor rules for {name} development with {other} integration."
+              for name, other in zip(subjects, subjects[1:] + subjects[:1], strict=True)]
+    documents = len(texts)
+    layout = nb.Layout.of(np.arange(documents), np.full(documents, TRIGGER, dtype=np.int8),
+                          documents)
+    # The four templated triggers are alike by meaning as a model sees them (0.87), under
+    # the trigger bar; the others are apart.
+    gram = np.full((documents, documents), 0.05)
+    gram[:4, :4] = 0.87
+    np.fill_diagonal(gram, 1.0)
+    vectors = np.linalg.cholesky(gram).astype(np.float32)
+    thresholds = nb.Thresholds()
+    # Words unknown: every pair by meaning stands (routing's view without the texts).
+    assert len(nb.exact_pairs(layout, vectors, None, thresholds)) == 6
+    # With the texts, only the pair that says the same words is a near-duplicate.
+    pairs = nb.exact_pairs(layout, vectors, None, thresholds, texts=texts)
+    assert [(p.a, p.b) for p in pairs] == [(2, 3)]
+    assert set(pairs[0].scores) == {"meaning", "trigger-words"}
