@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -69,8 +70,6 @@ def rows_of(path: Path, library: str, split: str) -> list[dict[str, Any]]:
 def index_library(lib_dir: Path, folder: str, work: Path, name: str) -> Path:
     """``gov index FOLDER`` from ``lib_dir`` (sources relative to it), kept in ``work`` and
     rebuilt only when the library changed."""
-    import os
-
     from gov.core.routing.indexes import ensure_index
 
     target = work / f"{name}.index"
@@ -90,7 +89,10 @@ def load(lib_dir: Path, name: str, split: str, work: Path) -> Library:
     index = index_library(lib_dir, folder, work, name)
     stored = open_stored(index)
     names = list(stored.names)
-    sources = [stored.document(n).source for n in names]
+    # A library may link one folder to another (a skill under two names): compare the files
+    # themselves, as the labels name the linked-to path.
+    sources = [os.path.relpath(os.path.realpath(lib_dir / stored.document(n).source), lib_dir)
+               for n in names]
     rows = rows_of(labels, name, split)
     gold = np.zeros((len(rows), len(names)), dtype=bool)
     for i, row in enumerate(rows):

@@ -37,26 +37,35 @@ class LexicalArrays:
     ngram_range: tuple[int, int] = NGRAM_RANGE
     # A prompt's term counts as 1 + ln(count), as scikit-learn's ``sublinear_tf`` does.
     sublinear: bool = False
+    # Words are reduced to a light stem (:func:`stem`) before counting.
+    stem: bool = False
 
 
 def fit(texts: Sequence[str], *, ngram_range: tuple[int, int] = NGRAM_RANGE,
-        sublinear: bool = False) -> LexicalArrays:
+        sublinear: bool = False, stem: bool = False) -> LexicalArrays:
     """Fit TF-IDF on ``texts`` (one row each) with scikit-learn; build time only.
 
     ``sublinear``: term counts as 1 + ln(count), for long texts (whole documents), where a
-    word said twenty times is not twenty times the evidence."""
+    word said twenty times is not twenty times the evidence. ``stem``: words as their light
+    stem (:func:`stem`), so "pin its version" meets "versions are pinned"."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
-    vectorizer = TfidfVectorizer(
-        lowercase=True,
-        token_pattern=TOKEN_PATTERN,
-        ngram_range=ngram_range,
-        stop_words="english",
-        norm="l2",
-        use_idf=True,
-        smooth_idf=True,
-        sublinear_tf=sublinear,
-    )
+    if stem:
+        words = frozenset(ENGLISH_STOP_WORDS)
+        vectorizer = TfidfVectorizer(
+            analyzer=lambda text: ngrams(tokens(text, words, stemmed=True), ngram_range),
+            norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=sublinear)
+    else:
+        vectorizer = TfidfVectorizer(
+            lowercase=True,
+            token_pattern=TOKEN_PATTERN,
+            ngram_range=ngram_range,
+            stop_words="english",
+            norm="l2",
+            use_idf=True,
+            smooth_idf=True,
+            sublinear_tf=sublinear,
+        )
     try:
         matrix = vectorizer.fit_transform(list(texts))
     except ValueError:
@@ -71,6 +80,7 @@ def fit(texts: Sequence[str], *, ngram_range: tuple[int, int] = NGRAM_RANGE,
             n_rows=len(texts),
             ngram_range=ngram_range,
             sublinear=sublinear,
+            stem=stem,
         )
     csc = matrix.tocsc()
     csc.sort_indices()
@@ -87,12 +97,34 @@ def fit(texts: Sequence[str], *, ngram_range: tuple[int, int] = NGRAM_RANGE,
         n_rows=matrix.shape[0],
         ngram_range=ngram_range,
         sublinear=sublinear,
+        stem=stem,
     )
 
 
-def tokens(text: str, stop_words: frozenset[str] | set[str]) -> list[str]:
-    """Lower-cased word tokens of two or more characters, stop words removed."""
-    return [token for token in _TOKEN_RE.findall(text.lower()) if token not in stop_words]
+def tokens(text: str, stop_words: frozenset[str] | set[str], stemmed: bool = False) -> list[str]:
+    """Lower-cased word tokens of two or more characters, stop words removed (then, with
+    ``stemmed``, each as its :func:`stem`)."""
+    words = [token for token in _TOKEN_RE.findall(text.lower()) if token not in stop_words]
+    return [stem(word) for word in words] if stemmed else words
+
+
+# Suffix, replacement, and the least length a word must have for the rule to apply: plurals
+# and the commonest verb endings only, so a stem stays a readable word.
+_SUFFIXES = (("ies", "y", 5), ("ing", "", 5), ("ed", "", 5), ("es", "", 5), ("s", "", 4))
+
+
+def stem(word: str) -> str:
+    """A light stem: "libraries" -> "library", "pinned" -> "pin", "versions" -> "version";
+    a word that ends in "ss" keeps its "s"."""
+    for suffix, replacement, least in _SUFFIXES:
+        if len(word) >= least and word.endswith(suffix) and not (
+                suffix == "s" and word.endswith("ss")):
+            word = word[: len(word) - len(suffix)] + replacement
+            if suffix in ("ing", "ed") and len(word) > 2 and word[-1] == word[-2] \
+                    and word[-1] not in "lsz":
+                word = word[:-1]
+            break
+    return word
 
 
 def ngrams(words: list[str], ngram_range: tuple[int, int] = NGRAM_RANGE) -> list[str]:
@@ -129,7 +161,8 @@ class LexicalScorer:
 
     def vector(self, text: str) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
         """The prompt's l2-normalised TF-IDF vector as (columns, weights)."""
-        counts = Counter(ngrams(tokens(text, self.stop_words), self.arrays.ngram_range))
+        counts = Counter(ngrams(tokens(text, self.stop_words, self.arrays.stem),
+                                self.arrays.ngram_range))
         if self.terms is not None:
             found = self.terms.find(list(counts))
             pairs = [(column, count) for column, count in zip(found, counts.values(), strict=True)

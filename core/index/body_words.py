@@ -1,15 +1,15 @@
-"""Body words: each document's whole text as words evidence, beside its routing surfaces.
+"""Body words: each document's body as words evidence, beside its routing surfaces.
 
 A real library's one-line descriptions are short and generic ("Expert in modern web
 development"), while the tool, framework or error a user names ("stryker", "semgrep",
 "@AppStorage") is in the body. The surfaces' TF-IDF cannot see it and the body's summary
-vector blurs it, so each document's text (its gov header lines left out, so an example line
-is never its own evidence) gets a TF-IDF of its own: single words, counts taken as
-1 + ln(count) so a long body does not win by repetition. A prompt's cosine to a document's
-text, times :data:`WEIGHT`, is added to its lexical score for that document wherever the
-lexical score is used (the ranking, the background gate and the thresholds measured at build),
-so the gate's bank is scored the same way as every prompt. Measured in ``docs/quality.md``
-("Body words").
+vector blurs it, so each document's body (front matter, title and gov header lines left
+out, so an example line is never its own evidence) gets a TF-IDF of its own: single words
+as their light stem, counts taken as 1 + ln(count) so a long body does not win by
+repetition. A prompt's cosine to a document's body, times :data:`WEIGHT`, is added to its
+lexical score for that document wherever the lexical score is used (the ranking, the
+background gate and the thresholds measured at build), so the gate's bank is scored the
+same way as every prompt. Measured in ``docs/quality.md`` ("Body words").
 
 The arrays are stored under their own names, with a hashed term table like the surfaces'
 (:mod:`gov.core.index.termhash`), so a load builds no dict.
@@ -28,21 +28,29 @@ from gov.core.index import termhash
 if TYPE_CHECKING:
     from gov.core.corpus.document import Document
 
-# Added to the lexical score per unit of body cosine. Under the shipped point's lexical
-# weight (0.25) it is worth the body cosine itself in the fused score.
+# Added to the lexical score per unit of body cosine: under the shipped point's lexical
+# weight (0.25), the body cosine itself in the fused score. Chosen by the first route's
+# rightness over sixteen corpora (``docs/quality.md``, "Body words").
 WEIGHT = 4.0
 PREFIX = "bw_"
+# What the arrays mean (the text read, stemming, counts): an index of another version is
+# rebuilt, not kept, when its corpus is indexed again.
+VERSION = 1
 NGRAM_RANGE = (1, 1)
 ARRAYS = ("idf", "col_ptr", "col_rows", "col_data", "vocabulary")
 
 
 def document_text(doc: Document) -> str:
-    """What a document's body words are read from: its name and trigger, and its text less
-    gov's header lines (``**Agent-example:**`` and the like)."""
-    from gov.core.corpus.markdown import is_header_line
+    """What a document's body words are read from: its text less the front matter, gov's
+    header lines (``**Agent-example:**`` and the like) and its title. Name, title and
+    trigger are the surfaces' words already; counted again here they would double the
+    words' weight on corpora whose bodies say nothing (intent corpora with one neutral
+    sentence), measured in ``docs/quality.md``."""
+    from gov.core.corpus.markdown import is_header_line, split_front_matter
 
-    lines = [line for line in doc.text.splitlines() if not is_header_line(line)]
-    return " ".join([doc.name.replace("-", " ").replace("_", " "), doc.trigger, *lines])
+    _, rest, _ = split_front_matter(doc.text)
+    return "\n".join(line for line in rest.splitlines()
+                     if not is_header_line(line) and not line.startswith("# "))
 
 
 def fit_arrays(documents: Sequence[Document]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -50,7 +58,7 @@ def fit_arrays(documents: Sequence[Document]) -> tuple[dict[str, np.ndarray], di
     from gov.core.encode.tfidf import fit
 
     fitted = fit([document_text(doc) for doc in documents], ngram_range=NGRAM_RANGE,
-                 sublinear=True)
+                 sublinear=True, stem=True)
     arrays: dict[str, np.ndarray] = {
         PREFIX + "vocabulary": np.frombuffer("\n".join(fitted.vocabulary).encode("utf-8"),
                                              dtype=np.uint8),
@@ -61,7 +69,13 @@ def fit_arrays(documents: Sequence[Document]) -> tuple[dict[str, np.ndarray], di
     }
     arrays.update({PREFIX + name: value
                    for name, value in termhash.build_arrays(fitted.vocabulary).items()})
-    return arrays, {"weight": WEIGHT, "terms": len(fitted.vocabulary)}
+    return arrays, {"version": VERSION, "weight": WEIGHT, "terms": len(fitted.vocabulary)}
+
+
+def current(summary: Mapping[str, Any] | None) -> bool:
+    """Whether an index's body words (its header's summary) are what a build makes now."""
+    return (summary is not None and summary.get("version") == VERSION
+            and summary.get("weight") == WEIGHT)
 
 
 def scorer(stored: Any, stop_words: Sequence[str]) -> tuple[LexicalScorer, float] | None:
@@ -77,5 +91,5 @@ def scorer(stored: Any, stop_words: Sequence[str]) -> tuple[LexicalScorer, float
         vocabulary=[], stop_words=list(stop_words), idf=stored.array(PREFIX + "idf"),
         col_ptr=stored.array(PREFIX + "col_ptr"), col_rows=stored.array(PREFIX + "col_rows"),
         col_data=stored.array(PREFIX + "col_data"), n_rows=len(stored.names),
-        ngram_range=NGRAM_RANGE, sublinear=True)
+        ngram_range=NGRAM_RANGE, sublinear=True, stem=True)
     return LexicalScorer(arrays, terms), float(info["weight"])

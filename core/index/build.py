@@ -25,7 +25,7 @@ from gov.core.corpus.document import Corpus, Document
 from gov.core.encode import bundle
 from gov.core.encode.tfidf import LexicalArrays, fit
 from gov.core.errors import GovError, IndexBuildError
-from gov.core.index import doctable, termhash
+from gov.core.index import body_words, doctable, termhash
 from gov.core.index.bodies import Passages
 from gov.core.index.fileformat import write_index_file
 from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
@@ -197,7 +197,8 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
             or (families == "auto" and grouping.get("thresholds")
                 != (duplicates or Thresholds()).to_json())
             or header.operating_point != (dict(stored_point) if stored_point is not None
-                                          else None)):
+                                          else None)
+            or not body_words.current(header.body_words)):
         return None
     names = list(old.raw_header.get("arrays", {}))
     extra = dict(extra_arrays or {})
@@ -323,6 +324,12 @@ def build(
                 documents, model_id, int(embeddings.shape[1]),
                 _shifted(progress, embedded_surfaces, 0), download=download, per_doc=per_doc)
             header = replace(header, bodies=summary)
+        # The last text is embedded: the encoder's session and the arena its runs grew
+        # (about 260 MB on 1,456 skills) go now, not under the near-duplicate search and the
+        # head's fit, where they set a cold build's peak (637 MB, now 5xx MB).
+        from gov.core.encode.embedding import release
+
+        release("build")
         if ann:
             from gov.core.index import ann as approximate
 
@@ -331,8 +338,6 @@ def build(
             header = replace(header, ann=info)
         for name, array in (extra_arrays or {}).items():
             arrays[name] = array
-    from gov.core.index import body_words
-
     words, summary = body_words.fit_arrays(documents)
     arrays.update(words)
     header = replace(header, body_words=summary)
@@ -363,7 +368,8 @@ def family_arrays(documents: Sequence[Document], mode: str, duplicates: Threshol
         found = neighbours.exact_pairs(
             neighbours.Layout.of(np.asarray(layout.owners), np.asarray(layout.kinds),
                                  len(documents)),
-            embeddings, (lexical.col_ptr, lexical.col_rows, lexical.col_data), thresholds)
+            embeddings, (lexical.col_ptr, lexical.col_rows, lexical.col_data), thresholds,
+            texts=[doc.trigger for doc in documents])
         groups = neighbours.clusters(found, len(documents))
         summary.update(clusters=len(groups), thresholds=thresholds.to_json())
     ids = neighbours.family_ids([doc.family for doc in documents], groups)

@@ -195,7 +195,7 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
         gate, confidence = _background_gate(lexical, semantic, learned, point, background,
                                             order, fused, families)
         if gate.top < gate.threshold:
-            return Selection([], confidence, f"abstained: best score {gate.top:.3f} is under "
+            return Selection([], confidence, f"abstained: best gate score {gate.top:.3f} is under "
                              f"the threshold {gate.threshold:.3f} set by "
                              f"{GUARD_SOURCES[gate.guard]}", gate)
     if order.size == 0:
@@ -207,10 +207,10 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     # near miss, split between documents no one of which the head believes in.
     if (confidence is not None and point.min_confidence is not None
             and confidence < point.min_confidence):
-        cleared = (f"best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}, "
+        cleared = (f"best gate score {gate.top:.3f} clears the threshold {gate.threshold:.3f}, "
                    "but " if gate is not None else "")
-        return Selection([], confidence, f"abstained: {cleared}confidence {confidence:.2f} is "
-                         f"under the point's {point.min_confidence:.2f}", gate)
+        return Selection([], confidence, f"abstained: {cleared}confidence {confidence:.3f} is "
+                         f"under the point's floor {point.min_confidence:.3f}", gate)
     # A raw score is reported where it counted: under RRF where its floor admitted the
     # document, under weighted fusion wherever it carries weight.
     weighted = point.fusion == "weighted"
@@ -219,7 +219,7 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     for doc in order[: point.top_k]:
         index = int(doc)
         if chosen and fused[index] < point.second_ratio * chosen[0].fused:
-            second = f"; no second route: under {point.second_ratio:g} of the first's score"
+            second = f"; no second route: under {point.second_ratio:g} of the first's fused score"
             break
         if chosen and (learned is not None and point.second_learned_floor > 0.0
                        and learned[index] < point.second_learned_floor):
@@ -236,10 +236,10 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
             lexical=float(lexical[index]) if lex_counts else None,
             semantic=float(semantic[index]) if semantic is not None and sem_counts else None,
         ))
-    floor = (f" and its confidence {confidence:.2f} the point's {point.min_confidence:.2f}"
+    floor = (f" and its confidence {confidence:.3f} the point's floor {point.min_confidence:.3f}"
              if confidence is not None and point.min_confidence is not None else "")
     if gate is not None:
-        reason = (f"routed: best score {gate.top:.3f} clears the threshold {gate.threshold:.3f}"
+        reason = (f"routed: best gate score {gate.top:.3f} clears the threshold {gate.threshold:.3f}"
                   + floor)
     elif semantic is None:
         reason = "routed on words alone: the best document clears the lexical floor"

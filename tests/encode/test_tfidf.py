@@ -56,3 +56,47 @@ def test_a_corpus_of_stop_words_scores_nothing() -> None:
 def test_matched_terms_skip_stop_words() -> None:
     scorer = LexicalScorer(fit(["Deploying a service to production"]))
     assert scorer.matched_terms("please deploy the service to production now", "Deploying a service to production") == ["service", "production"]
+
+
+STEMMED = ["deploys", "deployed", "deploying", "libraries", "library", "pinned", "pin",
+           "versions", "version", "class", "classes", "tests", "testing", "the", "of", "über"]
+stemmed_sentence = st.lists(st.sampled_from(STEMMED), min_size=0, max_size=14).map(" ".join)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(corpus=st.lists(stemmed_sentence, min_size=1, max_size=8),
+       prompts=st.lists(st.one_of(stemmed_sentence, st.text(max_size=60)), min_size=1,
+                        max_size=5))
+def test_stemmed_sublinear_scores_match_scikit_learn(corpus: list[str], prompts: list[str]) -> None:
+    """Body words' model (single stemmed words, sublinear counts): the numpy scorer gives
+    what scikit-learn gives with the same analyzer."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from gov.core.encode.tfidf import stem, tokens
+
+    words = frozenset(ENGLISH_STOP_WORDS)
+    scorer = LexicalScorer(fit(corpus, ngram_range=(1, 1), sublinear=True, stem=True))
+    vectorizer = TfidfVectorizer(analyzer=lambda t: [stem(w) for w in tokens(t, words)],
+                                 sublinear_tf=True)
+    try:
+        matrix = vectorizer.fit_transform(corpus)
+    except ValueError:  # nothing but stop words
+        assert all(not scorer.scores(p).any() for p in prompts)
+        return
+    for prompt in prompts:
+        expected = (vectorizer.transform([prompt]) @ matrix.T).toarray()[0]
+        np.testing.assert_allclose(scorer.scores(prompt), expected, atol=1e-12)
+
+
+def test_a_light_stem_meets_plurals_and_verb_endings() -> None:
+    from gov.core.encode.tfidf import stem
+
+    assert [stem(w) for w in ("libraries", "pinned", "versions", "running", "tests")] == [
+        "library", "pin", "version", "run", "test"]
+    # Words that only look inflected keep their ending.
+    assert [stem(w) for w in ("class", "pass", "used", "bus")] == ["class", "pass", "used", "bus"]
+    scorer = LexicalScorer(fit(["versions are pinned in applications", "an unrelated text"],
+                               ngram_range=(1, 1), sublinear=True, stem=True))
+    scores = scorer.scores("pin its version")
+    assert scores[0] > 0.5 and scores[1] == 0.0

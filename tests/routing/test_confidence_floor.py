@@ -31,8 +31,8 @@ def test_a_clear_winner_routes_and_names_the_floor_it_cleared() -> None:
     assert confidence == pytest.approx(float(logistic_many(WEIGHTS, np.array([[
         background.rarities(np.array([0.9]))[0], 0.6, 0.0]]))[0]))
     assert gate is not None and gate.top > gate.threshold
-    assert reason.startswith("routed: best score 0.900 clears the threshold")
-    assert f"its confidence {confidence:.2f} the point's 0.50" in reason
+    assert reason.startswith("routed: best gate score 0.900 clears the threshold")
+    assert f"its confidence {confidence:.3f} the point's floor 0.500" in reason
 
 
 def test_a_split_prompt_over_the_threshold_abstains_under_the_floor() -> None:
@@ -41,8 +41,8 @@ def test_a_split_prompt_over_the_threshold_abstains_under_the_floor() -> None:
     chosen, confidence, reason, gate = select(np.zeros(3), semantic, point, None, background)
     assert chosen == [] and confidence is not None and confidence < 0.5
     assert gate is not None and gate.top > gate.threshold
-    assert reason == (f"abstained: best score 0.900 clears the threshold {gate.threshold:.3f}, "
-                      f"but confidence {confidence:.2f} is under the point's 0.50")
+    assert reason == (f"abstained: best gate score 0.900 clears the threshold {gate.threshold:.3f}, "
+                      f"but confidence {confidence:.3f} is under the point's floor 0.500")
     # Without the floor the same prompt routes: the floor, not the threshold, held it back.
     off, _ = gated(None)
     assert [c.doc for c in select(np.zeros(3), semantic, off, None, background).chosen][:1] == [0]

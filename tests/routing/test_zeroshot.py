@@ -66,9 +66,9 @@ def test_a_split_prompt_over_the_threshold_abstains_under_the_confidence_floor(
     assert answer.explain is not None
     gate = answer.explain["gate"]
     assert gate["best"] >= gate["threshold"]
-    assert answer.reason is not None and answer.reason.startswith("abstained: best score")
-    assert answer.reason.endswith(f", but confidence {answer.confidence:.2f} is under the "
-                                  f"point's {floor:.2f}")
+    assert answer.reason is not None and answer.reason.startswith("abstained: best gate score")
+    assert answer.reason.endswith(f", but confidence {answer.confidence:.3f} is under the "
+                                  f"point's floor {floor:.3f}")
     # The explanation says what to do: the two it is split between, or an example line.
     assert answer.explain["decided"] == "confidence" and answer.explain["next"]
     assert answer.explain["confidence"]["value"] < answer.explain["confidence"]["floor"]
