@@ -18,7 +18,7 @@ HELP = """Find the documents of a corpus that cannot route, before a user does.
 Reads a corpus (PATHS) or an index (-i, else $GOV_INDEX or .gov/index) and reports, per
 document, with its file and line: near-duplicate documents (overlap); trigger and example
 lines that, routed as prompts, go to another document (shadowed); documents the router
-would send generic prompts to, from gov's bank of about 400 (hub); triggers that are too
+would send generic prompts to, from gov's bank of about 550 (hub); triggers that are too
 short, too long, mostly stop words or boilerplate, or only the title; examples that repeat
 the trigger; files without a trigger; a Depends-on naming a missing document; a Family of
 one; documents over a context budget (--max-tokens; bytes at 4 a token when no tokenizer

@@ -1,8 +1,9 @@
 """Hubs: documents that rank first for prompts unrelated to them.
 
-gov ships a bank of about 400 generic prompts (greetings, everyday questions, general
-programming questions; ``core/data/background_prompts.jsonl``) that no team policy would
-govern. Each is scored against the corpus as a route scores it (words and meaning, the
+gov ships a bank of about 550 generic prompts (greetings, everyday questions, general
+programming questions, the asides of a coding session;
+``core/data/background_prompts.jsonl``) that no team policy would govern. Each is scored
+against the corpus as a route scores it (words and meaning, the
 operating point's pooling, the index's head and families) and selected by the router's
 kernel, its gate included; a document the router would deliver for many of them has
 surfaces broad enough to take prompts that are not its own. (Ranking first alone is no
