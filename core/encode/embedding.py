@@ -49,6 +49,18 @@ def _bundle_paths(verify_hash: bool, spec: bundle.EncoderSpec | None = None) -> 
     return paths["model"], paths["tokenizer"]
 
 
+def _onnxruntime() -> Any:
+    """onnxruntime, imported so that it keeps quiet on stderr (the hook's stderr is gov's own
+    line). Importing it tries to store a telemetry device id under HOME and, when HOME cannot
+    be written, prints a coloured warning: its telemetry is off unless the user set
+    ``ORT_DISABLE_TELEMETRY`` themselves, and its default logger reports errors only."""
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+
+    ort.set_default_logger_severity(3)
+    return ort
+
+
 class OnnxEncoder:
     """A model gov runs itself (``runtime="onnx"``; by default the default model) through
     onnxruntime and tokenizers: routes and builds.
@@ -67,7 +79,7 @@ class OnnxEncoder:
         self._batch = spec.batch_size
         model_path, tokenizer_path = _bundle_paths(verify_hash, spec)
         try:
-            import onnxruntime as ort
+            ort = _onnxruntime()
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelError(f"cannot import the embedding runtime: {exc}") from None
