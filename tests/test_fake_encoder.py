@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from gov.core.encode import bundle
 from tests.fake_encoder import HashedWordsEncoder
@@ -43,6 +44,7 @@ def test_installed_for_building_and_routing(fake_index: Path, fake_encoder: Hash
     assert semantic.max() > 0.999
 
 
+@pytest.mark.slow  # builds an index (fitting the background gate): seconds
 def test_its_vectors_never_reach_the_suites_cache(fake_encoder: HashedWordsEncoder, tmp_path: Path,
                                                   _private_folders: dict[str, str]) -> None:
     """The stand-in's vectors carry the bundled model's id: in the suite's cache folder they

@@ -105,6 +105,7 @@ def test_two_index_runs_on_one_output_leave_one_complete_index(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+@pytest.mark.slow  # builds an index (fitting the background gate): seconds
 def test_cli_index_says_when_it_leaves_bodies_out_for_size(
         tmp_path: Path, fake_encoder: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from gov.core.index import bodies

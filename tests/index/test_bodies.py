@@ -56,6 +56,7 @@ def test_approximate_search_mixes_bodies_like_exact_search(fake_bodies_index: Pa
     assert any(routed)  # something routed, so the comparison means something
 
 
+@pytest.mark.slow  # builds an index (fitting the background gate): seconds
 def test_bodies_are_left_out_past_the_size_limit_unless_asked_for(
         fake_encoder: object, monkeypatch: pytest.MonkeyPatch) -> None:
     from gov.core.index import bodies
@@ -70,6 +71,7 @@ def test_bodies_are_left_out_past_the_size_limit_unless_asked_for(
     assert asked is not None and asked["documents"] == 22
 
 
+@pytest.mark.slow  # builds an index (fitting the background gate): seconds
 def test_a_build_reports_progress_on_one_scale_over_surfaces_and_passages(
         fake_encoder: object) -> None:
     from gov.core.index.bodies import distinct_passages, first_passages

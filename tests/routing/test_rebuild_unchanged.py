@@ -17,6 +17,8 @@ from gov.core.routing.point import default_operating_point
 from tests.conftest import POLICIES
 from tests.fake_encoder import HashedWordsEncoder
 
+pytestmark = pytest.mark.slow  # two builds a test (each fits the background gate): seconds
+
 
 def _arrays(path: Path) -> dict[str, np.ndarray]:
     stored = open_stored(path)
