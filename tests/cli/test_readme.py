@@ -70,6 +70,11 @@ def test_ci_runs_the_readmes_test_command() -> None:
     assert "python3 -m venv .venv\n. .venv/bin/activate\n" in ci
     _, _, tail = ci.partition("# The README's test command (Quick start, second command):\n")
     assert [step.removeprefix(".venv/bin/") for step in steps] == tail.strip().splitlines()
+    # The quick tier first, the slow one last: between them every test runs, and a broken
+    # quick test fails the run in under a minute.
+    tests = [step for step in steps if step.startswith(".venv/bin/pytest")]
+    assert tests == ['.venv/bin/pytest -m "not slow"', ".venv/bin/pytest -m slow"]
+    assert steps.index(tests[0]) == 1 and steps[-1] == tests[1]
 
 
 def pip_targets(line: str) -> list[str]:
