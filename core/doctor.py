@@ -235,6 +235,43 @@ def check_server(folder: Path | None) -> Check:
                  f"{info.get('requests')} requests, indexes: {indexes}")
 
 
+def check_telemetry(folder: Path | None, environ: dict[str, str] | None = None) -> Check:
+    """Where telemetry goes: off, a log gov can write, or one it cannot (refused or
+    unwritable), and the hook turns whose events were lost (counted in the runtime folder)."""
+    import time
+
+    from gov.core.telemetry.losses import read_losses
+    from gov.core.telemetry.sinks import RefusedSink, sink_for
+
+    environ = dict(os.environ) if environ is None else environ
+    raw = environ.get("GOV_TELEMETRY_PATH", "")
+    fix = "set GOV_TELEMETRY_PATH to an absolute file gov can write, where the agents run gov"
+    lost = read_losses(folder) if folder is not None else None
+    said = ""
+    if lost is not None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(lost.last))
+        said = f"; {lost.count:,} hook event(s) lost, the last at {when}: {lost.reason}"
+    sink = sink_for(raw)
+    if isinstance(sink, RefusedSink):
+        return Check("telemetry", "warn", sink.reason + said, fix)
+    if sink is None:
+        if lost is not None:
+            return Check("telemetry", "warn", "off in this shell" + said, fix)
+        return Check("telemetry", "info", "off (GOV_TELEMETRY_PATH is not set)")
+    target = Path(sink.path)
+    probe = target if target.exists() else next(
+        (parent for parent in target.parents if parent.exists()), target.parent)
+    writable = (target.is_file() or not target.exists()) and os.access(probe, os.W_OK) and (
+        probe == target or probe.is_dir())
+    if not writable:
+        return Check("telemetry", "warn", f"{target}: gov cannot write this log" + said, fix)
+    if lost is not None:
+        return Check("telemetry", "warn", f"{target}" + said,
+                     "fix what the reason says; the count is in the runtime folder "
+                     "(delete telemetry-lost.json there to start it again)")
+    return Check("telemetry", "ok", f"{target} (writable)")
+
+
 def check_extras() -> list[Check]:
     """Optional modules: missing is information, installed but broken is a warning."""
     checks = []
@@ -325,6 +362,7 @@ def diagnose(index: Path, index_explicit: bool,
     checks.append(folder_check)
     step("the warm server")
     checks.append(check_server(folder))
+    checks.append(check_telemetry(folder))
     step("the harness hooks")
     checks.extend(check_hooks(cwd or Path.cwd()))
     checks.extend(check_extras())

@@ -195,7 +195,9 @@ def _in_process(argv: "list[str]", data: bytes, start: float, stdout: "BinaryIO"
     block_otel()  # the warm server exports; this process must not wait to
     files = None
     if telemetry.active_sink() is not None:  # read tracking needs the session's routes
-        from gov.core.serving.hook_service import session_folder
+        from gov.core.serving.hook_service import count_losses, session_folder
+
+        count_losses()  # for gov doctor: the hook's stderr says nothing of telemetry
         from gov.core.serving.sessions import SessionFiles
 
         try:

@@ -104,6 +104,7 @@ def route_command(
     from gov.core.routing.pipeline import Item, parse_jsonl, parse_text, stream
 
     start = telemetry.process_start() or time.perf_counter()
+    telemetry.warn_on_loss()  # an unwritable or refused log is said once, not lost unseen
     explain = explain or out_format == "text"
     if (prompt is not None and out_format != "text" and not corpus and not lexical_only
             and not exact and not explain):

@@ -96,6 +96,7 @@ def run(options: dict[str, Any]) -> int:
     from gov.core import telemetry
 
     start = telemetry.process_start() or time.perf_counter()
+    telemetry.warn_on_loss()  # an unwritable or refused log is said once, not lost unseen
     prompt: str = options["prompt"]
     if not options["lexical_only"]:
         served = from_server(prompt, options["index"], options["point"])

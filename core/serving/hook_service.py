@@ -11,7 +11,6 @@ the reply, their limits and framing are :mod:`gov.core.serving.wire`'s.
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import threading
 import time
@@ -23,7 +22,8 @@ from gov.core.serving.hook_turn import ENV_KEYS, Turn, catalogue_of, run
 from gov.core.serving.identity import signature
 from gov.core.serving.reads import Catalogue
 from gov.core.serving.sessions import Session, SessionFiles, SessionStore
-from gov.core.telemetry import JsonlSink
+from gov.core.telemetry.losses import count_loss
+from gov.core.telemetry.sinks import on_loss, sink_for
 
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
@@ -106,6 +106,19 @@ def session_folder() -> str:
     return str(runtime_dir() / "sessions")
 
 
+def _count_in_runtime_folder(reason: str) -> None:
+    from gov.core.serving.protocol import runtime_dir
+
+    count_loss(runtime_dir(), reason)
+
+
+def count_losses() -> None:
+    """Hook turns' telemetry that cannot be recorded (a refused or unwritable
+    ``GOV_TELEMETRY_PATH``) is counted in the runtime folder for ``gov doctor``; the hook's
+    stderr says nothing about it."""
+    on_loss(_count_in_runtime_folder)
+
+
 def is_hook_request(sock: socket.socket) -> bool:
     """Whether the connection opens with the hook framing (one byte peeked, none consumed)."""
     try:
@@ -124,8 +137,8 @@ def answer(state: ServerState, sock: socket.socket) -> int:
         with contextlib.suppress(OSError):
             sock.sendall(wire.HookReply(b"bad", b"").encode())
         return 0
-    path = request.environ.get("GOV_TELEMETRY_PATH", "").strip()
-    sink = JsonlSink(os.path.expanduser(path)) if path else _Nowhere()
+    count_losses()
+    sink = sink_for(request.environ.get("GOV_TELEMETRY_PATH", "")) or _Nowhere()
     turn = run(request.argv, request.payload, cwd=request.cwd, environ=request.environ,
                start=request.start, backend=ServerBackend(state, sessions_of(state)), sink=sink)
     try:

@@ -44,6 +44,7 @@ from gov.core.telemetry.sinks import (
     reset_sink,
     set_sink,
     stats,
+    warn_on_loss,
 )
 
 __all__ = [
@@ -52,5 +53,5 @@ __all__ = [
     "MemorySink", "Outcome", "Sink", "active_sink", "attempt", "delivered_ms", "emit", "enabled",
     "is_digest", "is_document_name", "is_session", "make_event", "make_read_event",
     "process_start", "record", "record_read", "reset_sink", "rfc3339", "set_sink", "stats",
-    "validate_event",
+    "validate_event", "warn_on_loss",
 ]

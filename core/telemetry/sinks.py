@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from gov.core.telemetry.events import (
@@ -126,6 +126,91 @@ class JsonlSink:
             os.close(fd)
 
 
+class RefusedSink:
+    """A ``GOV_TELEMETRY_PATH`` gov will not write (a relative path): every event is lost,
+    and the loss says why."""
+
+    def __init__(self, raw: str, reason: str) -> None:
+        self.path = raw
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"RefusedSink({self.path!r})"
+
+    def emit(self, event: dict[str, Any]) -> None:
+        raise SinkRefused(self.reason)
+
+
+class SinkRefused(Exception):
+    """An event sent to a :class:`RefusedSink`."""
+
+
+def relative_path_reason(raw: str) -> str:
+    return (f"{ENV_PATH}={raw!r} is a relative path, so each working folder would get a log of "
+            "its own; nothing is recorded until it is an absolute path "
+            "(e.g. ~/.local/state/gov/telemetry.jsonl)")
+
+
+def sink_for(raw: str, home: str | None = None) -> JsonlSink | RefusedSink | None:
+    """The sink a ``GOV_TELEMETRY_PATH`` value names: none when blank, a JSONL file when it is
+    absolute once ``~`` is expanded (against ``home`` when given: the hook's, in the warm
+    server), else refused. A relative path is never resolved against a working folder: the
+    hook runs in every project folder, the warm server in its runtime folder."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if home and (raw == "~" or raw.startswith("~/")):
+        path = os.path.join(home, raw[2:]) if raw != "~" else home
+    else:
+        path = os.path.expanduser(raw)
+    if not os.path.isabs(path):
+        return RefusedSink(raw, relative_path_reason(raw))
+    return JsonlSink(path)
+
+
+def loss_message(sink: Any, exc: BaseException) -> str:
+    """One line on why an event did not reach ``sink``."""
+    if isinstance(sink, RefusedSink):
+        return sink.reason
+    if isinstance(exc, OSError) and isinstance(sink, JsonlSink):
+        return (f"cannot write the telemetry log {sink.path}: {exc.strerror or exc}; events are "
+                "lost until it is writable (or GOV_TELEMETRY_PATH names another file)")
+    return f"the telemetry sink {type(sink).__name__} failed: {type(exc).__name__}"
+
+
+_loss_listener: Callable[[str], None] | None = None
+
+
+def on_loss(listener: Callable[[str], None] | None) -> None:
+    """Call ``listener`` with a one-line reason whenever an event cannot reach its sink
+    (``None``: only count it in :func:`stats`, the default)."""
+    global _loss_listener
+    _loss_listener = listener
+
+
+def warn_on_loss() -> None:
+    """Say the first lost event's reason once on stderr, as ``gov: warning: ...`` (commands
+    run by a person; the hook counts its losses for ``gov doctor`` instead)."""
+    said = False
+
+    def warn(message: str) -> None:
+        nonlocal said
+        if not said:
+            said = True
+            sys.stderr.write(f"gov: warning: telemetry: {message}\n")
+            sys.stderr.flush()
+
+    on_loss(warn)
+
+
+def _lost(sink: Any, exc: BaseException) -> None:
+    listener = _loss_listener
+    if listener is None:
+        return
+    with contextlib.suppress(Exception):  # a listener must never cost a turn either
+        listener(loss_message(sink, exc))
+
+
 class MemorySink:
     """Keep events in a list: for tests, and for programs that ship events elsewhere."""
 
@@ -138,7 +223,7 @@ class MemorySink:
 
 _UNSET: Any = object()
 _explicit: Any = _UNSET
-_env_sink: JsonlSink | None = None
+_env_sink: JsonlSink | RefusedSink | None = None
 
 
 def set_sink(sink: Sink | None) -> None:
@@ -163,9 +248,8 @@ def active_sink() -> Sink | None:
     raw = os.environ.get(ENV_PATH, "").strip()
     if not raw:
         return None
-    path = os.path.expanduser(raw)
-    if _env_sink is None or _env_sink.path != path:
-        _env_sink = JsonlSink(path)
+    if _env_sink is None or _env_sink.path not in (raw, os.path.expanduser(raw)):
+        _env_sink = sink_for(raw)
     return _env_sink
 
 
@@ -195,8 +279,9 @@ def emit(event: Mapping[str, Any], sink: Sink | None = None) -> None:
         if sink is not None:
             sink.emit(clean)
             _STATS["emitted"] += 1
-    except Exception:  # a sink must never cost a turn
+    except Exception as exc:  # a sink must never cost a turn
         _STATS["sink_errors"] += 1
+        _lost(sink, exc)
         return
     if otel:
         _to_otel(clean)
