@@ -13,9 +13,10 @@ PLANTED = HERE / "fixtures" / "planted"
 
 
 @pytest.fixture(scope="session")
-def lint_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A cache folder of the test session's own (the bank's vectors land there)."""
-    folder = tmp_path_factory.mktemp("gov-cache")
+def lint_cache(_private_folders: dict[str, str]) -> Iterator[Path]:
+    """The test session's own cache folder (the bank's vectors land there), the one every
+    other build of the session shares: what one build embedded, the next reads back."""
+    folder = Path(_private_folders["GOV_CACHE_DIR"])
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GOV_CACHE_DIR", str(folder))
         yield folder
