@@ -34,7 +34,12 @@ from gov.core.index.surfaces import TRIGGER, Surfaces, surfaces_of
 
 Progress = Callable[[int, int], None]
 SEPARABILITY_SAMPLE = 4000
-FAMILY_MODES = ("none", "declared", "auto")
+# none; declared (documents sharing a **Family:** line); duplicates (clusters of
+# near-duplicates, never joining two documents whose Family lines differ: the default); auto
+# (both).
+FAMILY_MODES = ("none", "declared", "duplicates", "auto")
+# The modes whose families come from the near-duplicate detector.
+DETECTED = ("duplicates", "auto")
 
 
 @dataclass
@@ -158,7 +163,7 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
                ann_candidates: int | None = None, bodies: bool | None = None,
                stored_point: Mapping[str, Any] | None = None,
                extra_arrays: Mapping[str, np.ndarray] | None = None,
-               families: str = "auto", duplicates: Thresholds | None = None,
+               families: str = "duplicates", duplicates: Thresholds | None = None,
                ) -> BuiltIndex | None:
     """``previous`` itself when :func:`build` with these arguments would build it again
     (``None`` otherwise): the same routable content (the corpus fingerprint), roots, gov
@@ -194,7 +199,7 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
                                                and wanted(bodies, len(corpus.documents)))
             or (header.ann or {}).get("candidates") != expected_ann
             or grouping.get("mode") != families
-            or (families == "auto" and grouping.get("thresholds")
+            or (families in DETECTED and grouping.get("thresholds")
                 != (duplicates or Thresholds()).to_json())
             or header.operating_point != (dict(stored_point) if stored_point is not None
                                           else None)
@@ -233,7 +238,7 @@ def build(
     bodies: bool | None = None,
     stored_point: Mapping[str, Any] | None = None,
     extra_arrays: Mapping[str, np.ndarray] | None = None,
-    families: str = "auto",
+    families: str = "duplicates",
     duplicates: Thresholds | None = None,
     download: bool = False,
 ) -> BuiltIndex:
@@ -260,11 +265,11 @@ def build(
     if lexical_only and ann:
         raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
     layout = surfaces_of(documents)
-    lexical = fit(layout.texts)
     embeddings: NDArray[np.float32] | None = None
     model: ModelInfo | None = None
     reused = cached = 0
     per_doc: list[list[str]] | None = None  # body passages, split before any embedding
+    body: tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages] | None = None
     if not lexical_only:
         from gov.core.encode.embedding import model_sha256
         from gov.core.index.bodies import distinct_passages, first_passages, wanted
@@ -274,6 +279,19 @@ def build(
         embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
                                                      download, then=passages)
         model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
+        if per_doc is not None:
+            from gov.core.index.bodies import body_vectors
+
+            body = body_vectors(documents, model_id, int(embeddings.shape[1]),
+                                _shifted(progress, len(set(layout.texts)) - reused, 0),
+                                download=download, per_doc=per_doc)
+        # The last text is embedded: the encoder's session and the arena its runs grew go
+        # now, before scikit-learn is imported for the words model and the head is fitted,
+        # so they never stack (a cold build of 1,456 skills peaked at 637 MB, now 576).
+        from gov.core.encode.embedding import release
+
+        release("build")
+    lexical = fit(layout.texts)
     trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
     base_path = Path(base) if base is not None else Path.cwd()
     header = IndexHeader(
@@ -316,20 +334,9 @@ def build(
     embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
-        if per_doc is not None:
-            from gov.core.index.bodies import body_vectors
-
-            embedded_surfaces = len(set(layout.texts)) - reused
-            arrays["body_vectors"], arrays["body_present"], summary, embedded = body_vectors(
-                documents, model_id, int(embeddings.shape[1]),
-                _shifted(progress, embedded_surfaces, 0), download=download, per_doc=per_doc)
+        if body is not None:
+            arrays["body_vectors"], arrays["body_present"], summary, embedded = body
             header = replace(header, bodies=summary)
-        # The last text is embedded: the encoder's session and the arena its runs grew
-        # (about 260 MB on 1,456 skills) go now, not under the near-duplicate search and the
-        # head's fit, where they set a cold build's peak (637 MB, now 5xx MB).
-        from gov.core.encode.embedding import release
-
-        release("build")
         if ann:
             from gov.core.index import ann as approximate
 
@@ -345,8 +352,11 @@ def build(
     if grouped is not None:
         arrays["doc_family"], summary = grouped
         header = replace(header, families=summary)
-    else:  # recorded, so a refresh keeps it
-        header = replace(header, families={"mode": families})
+    else:  # recorded, so a refresh keeps it (and a kept index knows what it was built with)
+        summary = {"mode": families}
+        if families in DETECTED:
+            summary.update(clusters=0, thresholds=(duplicates or Thresholds()).to_json())
+        header = replace(header, families=summary)
     return BuiltIndex(header, arrays, embedded)
 
 
@@ -363,16 +373,23 @@ def family_arrays(documents: Sequence[Document], mode: str, duplicates: Threshol
         return None
     groups: list[list[int]] = []
     summary: dict[str, Any] = {"mode": mode}
-    if mode == "auto":
+    declared = [doc.family for doc in documents]
+    if mode in DETECTED:
         thresholds = duplicates or Thresholds()
         found = neighbours.exact_pairs(
             neighbours.Layout.of(np.asarray(layout.owners), np.asarray(layout.kinds),
                                  len(documents)),
             embeddings, (lexical.col_ptr, lexical.col_rows, lexical.col_data), thresholds,
             texts=[doc.trigger for doc in documents])
+        if mode == "duplicates":
+            # A Family line names related documents, which may both route; two documents
+            # whose Family lines differ are never one routing family, whatever they say.
+            found = [pair for pair in found if not (
+                declared[pair.a] and declared[pair.b] and declared[pair.a] != declared[pair.b])]
         groups = neighbours.clusters(found, len(documents))
         summary.update(clusters=len(groups), thresholds=thresholds.to_json())
-    ids = neighbours.family_ids([doc.family for doc in documents], groups)
+    ids = neighbours.family_ids(declared if mode in ("declared", "auto") else
+                                [None] * len(documents), groups)
     sizes = np.bincount(ids, minlength=len(documents))
     shared = int((sizes > 1).sum())
     if shared == 0:

@@ -52,7 +52,7 @@ def build_index(
     ann: bool = False,
     ann_candidates: int | None = None,
     bodies: bool | None = None,
-    families: str = "auto",
+    families: str = "duplicates",
     duplicates: Thresholds | None = None,
     download: bool = True,
 ) -> BuiltIndex:
@@ -84,6 +84,8 @@ def build_index(
                       duplicates=duplicates)
     if kept is not None and same_background(kept, point):
         return kept  # nothing a build reads has changed: the previous index, as it was
+    if point.gate == "background" and not lexical_only and corpus.documents:
+        _embed_bank(model_id, download)
     built = build(corpus, model_id=model_id, lexical_only=lexical_only, previous=previous,
                   progress=progress, base=base, ann=ann, ann_candidates=ann_candidates,
                   bodies=bodies, stored_point=stored_point, extra_arrays=extra,
@@ -91,6 +93,19 @@ def build_index(
     if point.gate == "background" and "embeddings" in built.arrays:
         fit_background(built, point)
     return built
+
+
+def _embed_bank(model_id: str, download: bool) -> None:
+    """The background bank's vectors into the embedding cache before the corpus is embedded,
+    by the same encoder: :func:`fit_background` reads them back instead of loading a second
+    encoder after the build released the first (on 1,456 skills that reload, on top of
+    scikit-learn, set a cold build's peak)."""
+    from gov.core.encode.cache import embed_missing
+    from gov.core.encode.embedding import model_sha256
+
+    embed_missing(list(dict.fromkeys(bank_prompts())), model_id,
+                  model_sha256=model_sha256(model_id), dim=bundle.spec(model_id).dim,
+                  cache=True, download=download)
 
 
 def same_background(built: BuiltIndex, point: OperatingPoint) -> bool:
@@ -136,8 +151,8 @@ def build_options(header: IndexHeader) -> dict[str, Any]:
     mode = (header.families or {}).get("mode")
     if mode in ("declared", "none"):
         options["families"] = mode
-    if header.families is not None and mode == "auto":
-        options["families"] = "auto"
+    if header.families is not None and mode in ("duplicates", "auto"):
+        options["families"] = mode
         thresholds = header.families.get("thresholds")
         if isinstance(thresholds, dict):
             options["duplicates"] = Thresholds(**{key: float(value) for key, value
