@@ -36,11 +36,14 @@ routes only what scores above them on this corpus (see gov route --explain).
 Past about a million surfaces, --ann adds an approximate-search graph (extra gov[ann]):
 routes then read the vectors of the nearest surfaces' documents, not every vector.
 
-With --families declared, documents with the same **Family:** line form a routing family:
-a route takes at most one document of a family (its best), so two near-duplicates never take
-both routes of a turn. --families auto also makes a family of each cluster of documents gov
-lint calls near-duplicates (its overlap rule, thresholds from gov-lint.json beside the
-corpus). The default is none: a Family line that groups related documents keeps both routes.
+Near-duplicates form routing families: a route takes at most one document of a family (its
+best), so two copies of one skill never take both routes of a turn, and the family's evidence
+counts as one when gov decides whether to speak. The default, --families duplicates, makes a
+family of each cluster of documents gov lint calls near-duplicates (its overlap rule,
+thresholds from gov-lint.json beside the corpus); a **Family:** line names related documents,
+which keep both routes, and two documents whose Family lines differ are never one family.
+--families declared makes a family of each Family line instead, auto of both, none of
+neither.
 """
 
 
@@ -60,7 +63,7 @@ def index_command(
     bodies: Annotated[bool | None, typer.Option("--bodies/--no-bodies", help="Embed the first passages of each document's body as one summary vector of its meaning, or leave bodies out (default: embed them up to 20,000 documents).", show_default=False)] = None,
     ann: Annotated[bool, typer.Option("--ann", help="Also store an approximate-search graph (usearch), for corpora of about 10^6 surfaces; the ann extra: pip install '.[ann]' in gov's checkout.")] = False,
     ann_candidates: Annotated[int | None, typer.Option("--ann-candidates", min=1, max=4096, help="Nearest surfaces a route asks the graph for (default 64); their documents are scored exactly.")] = None,
-    families: Annotated[str, typer.Option("--families", metavar="declared|auto|none", help="Routing families: documents sharing a Family line (declared), also clusters of near-duplicates (auto, the default), or none.")] = "auto",
+    families: Annotated[str, typer.Option("--families", metavar="duplicates|declared|auto|none", help="Routing families: clusters of near-duplicates (duplicates, the default), documents sharing a Family line (declared), both (auto), or none.")] = "duplicates",
     on_duplicate: Annotated[str, typer.Option("--on-duplicate", metavar="qualify|error|first", help="Documents sharing a name: qualify each by its folder (default), stop with an error listing them, or keep the first.")] = "qualify",
     list_skipped: Annotated[bool, typer.Option("--skipped", help="After building, list every file left out with its reason (gov list --skipped lists them later).")] = False,
     verify: Annotated[bool, typer.Option("--verify", help="Check an existing index whole (every checksum) instead of building.")] = False,
@@ -83,8 +86,8 @@ def index_command(
         raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
     if ann_candidates is not None and not ann:
         raise UsageError("--ann-candidates needs --ann")
-    if families not in ("declared", "auto", "none"):
-        raise UsageError(f"--families must be declared, auto or none, not {families!r}")
+    if families not in ("duplicates", "declared", "auto", "none"):
+        raise UsageError(f"--families must be duplicates, declared, auto or none, not {families!r}")
     from gov.core.corpus.reader import ON_DUPLICATE, load_corpus
     from gov.core.routing.indexes import build_index, divergence_of
 
@@ -93,7 +96,7 @@ def index_command(
     corpus = load_corpus(paths, strict=strict, warn=conventions.warn,
                          on_duplicate=on_duplicate)
     duplicates = None
-    if families == "auto":
+    if families in ("duplicates", "auto"):
         from gov.core.lint.config import find_config, load_config
 
         duplicates = load_config(find_config(paths)).duplicates()

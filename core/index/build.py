@@ -20,17 +20,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core import __version__
-from gov.core.corpus.document import Corpus, Document
-from gov.core.encode import bundle
-from gov.core.encode.tfidf import LexicalArrays, fit
-from gov.core.errors import GovError, IndexBuildError
-from gov.core.index import body_words, doctable, termhash
-from gov.core.index.bodies import Passages
-from gov.core.index.fileformat import write_index_file
-from gov.core.index.header import CorpusInfo, IndexHeader, ModelInfo
-from gov.core.index.neighbours import Thresholds
-from gov.core.index.surfaces import TRIGGER, Surfaces, surfaces_of
+from .. import __version__
+from ..corpus.document import Corpus, Document
+from ..encode import bundle
+from ..encode.tfidf import LexicalArrays, fit
+from ..errors import GovError, IndexBuildError
+from . import body_words, doctable, termhash
+from .bodies import Passages
+from .fileformat import write_index_file
+from .header import CorpusInfo, IndexHeader, ModelInfo
+from .neighbours import Thresholds
+from .surfaces import TRIGGER, Surfaces, surfaces_of
 
 Progress = Callable[[int, int], None]
 SEPARABILITY_SAMPLE = 4000
@@ -80,7 +80,7 @@ def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
 
 def previous_index(previous: str | os.PathLike[str] | None, model_id: str) -> Any:
     """The earlier index of the same model, opened, or ``None`` (reuse is best effort)."""
-    from gov.core.index.stored import open_stored
+    from .stored import open_stored
 
     if previous is None or not Path(previous).is_file():
         return None
@@ -120,7 +120,7 @@ def _embed_surfaces(texts: list[str], model_id: str, previous: str | os.PathLike
     reused = len(set(texts)) - len(missing)
     cached = 0
     if missing:
-        from gov.core.encode.cache import embed_missing
+        from ..encode.cache import embed_missing
 
         fresh, cached = embed_missing(missing, model_id, model_sha256=encoder.weights_sha256,
                                       dim=encoder.dim, progress=_shifted(progress, 0, then),
@@ -171,8 +171,8 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
     measures nothing; only what the corpus read says beyond its documents (file stamps,
     skipped files, notes) is taken from this read. What routing stored on top (the
     background gate) is the caller's to compare (:mod:`gov.core.routing.indexes`)."""
-    from gov.core.index.bodies import wanted
-    from gov.core.index.stored import open_stored
+    from .bodies import wanted
+    from .stored import open_stored
 
     if previous is None or not Path(previous).is_file():
         return None
@@ -186,7 +186,7 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
     grouping = header.families or {}
     expected_ann = None
     if ann:
-        from gov.core.index import ann as approximate
+        from . import ann as approximate
 
         expected_ann = ann_candidates or approximate.SETTINGS["candidates"]
     if (header.gov_version != __version__
@@ -271,8 +271,8 @@ def build(
     per_doc: list[list[str]] | None = None  # body passages, split before any embedding
     body: tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages] | None = None
     if not lexical_only:
-        from gov.core.encode.embedding import model_sha256
-        from gov.core.index.bodies import distinct_passages, first_passages, wanted
+        from ..encode.embedding import model_sha256
+        from .bodies import distinct_passages, first_passages, wanted
 
         per_doc = first_passages(documents) if wanted(bodies, len(documents)) else None
         passages = len(distinct_passages(per_doc)) if per_doc is not None else 0
@@ -280,7 +280,7 @@ def build(
                                                      download, then=passages)
         model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
         if per_doc is not None:
-            from gov.core.index.bodies import body_vectors
+            from .bodies import body_vectors
 
             body = body_vectors(documents, model_id, int(embeddings.shape[1]),
                                 _shifted(progress, len(set(layout.texts)) - reused, 0),
@@ -288,7 +288,7 @@ def build(
         # The last text is embedded: the encoder's session and the arena its runs grew go
         # now, before scikit-learn is imported for the words model and the head is fitted,
         # so they never stack (a cold build of 1,456 skills peaked at 637 MB, now 576).
-        from gov.core.encode.embedding import release
+        from ..encode.embedding import release
 
         release("build")
     lexical = fit(layout.texts)
@@ -338,7 +338,7 @@ def build(
             arrays["body_vectors"], arrays["body_present"], summary, embedded = body
             header = replace(header, bodies=summary)
         if ann:
-            from gov.core.index import ann as approximate
+            from . import ann as approximate
 
             arrays[approximate.ARRAY], info = approximate.build(embeddings,
                                                                candidates=ann_candidates)
@@ -365,7 +365,7 @@ def family_arrays(documents: Sequence[Document], mode: str, duplicates: Threshol
                   lexical: LexicalArrays) -> tuple[NDArray[np.int32], dict[str, Any]] | None:
     """The ``doc_family`` array and its header summary; ``None`` when no two documents share
     a family (the router then needs nothing). Documents are their positions."""
-    from gov.core.index import neighbours
+    from . import neighbours
 
     if mode not in FAMILY_MODES:
         raise IndexBuildError(f"families must be one of {', '.join(FAMILY_MODES)}, not {mode!r}")

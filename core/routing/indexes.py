@@ -17,25 +17,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from gov.core.corpus.document import Corpus
-from gov.core.corpus.reader import load_corpus
-from gov.core.encode import bundle
-from gov.core.errors import GovError, IndexBuildError
-from gov.core.index.build import BuiltIndex, Progress, build, kept_index
-from gov.core.index.fileformat import read_header
-from gov.core.index.header import IndexHeader
-from gov.core.index.neighbours import Thresholds
-from gov.core.index.stored import open_stored
-from gov.core.routing import divergence
-from gov.core.routing.background import BUILD_PARAMS, bank_prompts, fit_background
-from gov.core.routing.point import (
+from ..corpus.document import Corpus
+from ..corpus.reader import load_corpus
+from ..encode import bundle
+from ..errors import GovError, IndexBuildError
+from ..index.build import BuiltIndex, Progress, build, kept_index
+from ..index.fileformat import read_header
+from ..index.header import IndexHeader
+from ..index.neighbours import Thresholds
+from ..index.stored import open_stored
+from . import divergence
+from .background import BUILD_PARAMS, bank_prompts, fit_background
+from .point import (
     OperatingPoint,
     check_model,
     default_operating_point,
     point_learned,
     stored_or_default,
 )
-from gov.core.routing.router import Router
+from .router import Router
 
 SHIPPED = (None, "default")
 
@@ -100,8 +100,8 @@ def _embed_bank(model_id: str, download: bool) -> None:
     by the same encoder: :func:`fit_background` reads them back instead of loading a second
     encoder after the build released the first (on 1,456 skills that reload, on top of
     scikit-learn, set a cold build's peak)."""
-    from gov.core.encode.cache import embed_missing
-    from gov.core.encode.embedding import model_sha256
+    from ..encode.cache import embed_missing
+    from ..encode.embedding import model_sha256
 
     embed_missing(list(dict.fromkeys(bank_prompts())), model_id,
                   model_sha256=model_sha256(model_id), dim=bundle.spec(model_id).dim,

@@ -14,6 +14,8 @@ from gov.core.routing.select import rank, rank_many, select
 from tests.conftest import POLICIES
 from tests.lint.conftest import PLANTED
 
+EXAMPLES = POLICIES
+
 
 @pytest.mark.parametrize("fusion", ["rrf", "weighted"])
 def test_vectorised_ranking_passes_over_a_family_as_one_prompt_does(fusion: str) -> None:
@@ -61,24 +63,26 @@ def test_select_spends_one_route_per_family() -> None:
 
 
 @pytest.mark.model
-def test_auto_families_keep_near_duplicates_from_taking_both_routes(tmp_path: Path) -> None:
+def test_near_duplicate_families_keep_both_from_taking_both_routes(tmp_path: Path) -> None:
     from gov.core.corpus.reader import load_corpus
     from gov.core.routing.indexes import build_index, load_index
 
     planted_corpus = load_corpus([PLANTED], warn=lambda _m: None)
     prompts = ["how many vacation days do I have left this year",
-               "I want to take next Friday off"]
+               "I need to book three days of annual leave in March"]
     duplicates = {"time-off", "leave-requests"}
     routes = {}
-    for mode in ("none", "auto"):
+    for mode in ("none", "duplicates", "auto"):
         path = tmp_path / mode
         build_index(planted_corpus, families=mode).write(path)
         router = load_index(path)
         routes[mode] = [{r.name for r in router.route(p, record=False).routes} for p in prompts]
-    # Without families both near-duplicates take the two routes; with them, one does.
+    # Without families both near-duplicates take the two routes; with them (the default,
+    # and auto), one does.
     assert all(names == duplicates for names in routes["none"])
+    assert all(len(names & duplicates) == 1 for names in routes["duplicates"])
     assert all(len(names & duplicates) == 1 for names in routes["auto"])
-    stored = load_index(tmp_path / "auto").stored
+    stored = load_index(tmp_path / "duplicates").stored
     assert stored.header.families is not None and stored.header.families["clusters"] == 1
     ids = stored.families()
     assert ids is not None
@@ -89,6 +93,24 @@ def test_auto_families_keep_near_duplicates_from_taking_both_routes(tmp_path: Pa
 
 
 @pytest.mark.model
+def test_the_default_keeps_related_documents_of_one_family_line_apart(tmp_path: Path) -> None:
+    """A Family line names related documents (on-call and incident-response), which may both
+    route under the default; --families declared makes them one routing family."""
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.indexes import build_index, load_index
+
+    corpus = load_corpus([EXAMPLES], warn=lambda _m: None)
+    build_index(corpus).write(tmp_path / "default")
+    build_index(corpus, families="declared").write(tmp_path / "declared")
+    default, declared = load_index(tmp_path / "default"), load_index(tmp_path / "declared")
+    assert default.stored.header.families is not None
+    assert default.stored.header.families["mode"] == "duplicates"
+    prompt = "handing over the on-call pager mid-incident"
+    assert default.route(prompt, record=False).names == ["on-call", "incident-response"]
+    assert declared.route(prompt, record=False).names == ["on-call"]
+
+
+@pytest.mark.model
 def test_declared_families_are_stored_and_a_refresh_keeps_the_mode(tmp_path: Path) -> None:
     import shutil
 
@@ -96,7 +118,10 @@ def test_declared_families_are_stored_and_a_refresh_keeps_the_mode(tmp_path: Pat
     from gov.core.routing.indexes import build_index, build_options, ensure_index, load_index
 
     corpus = load_corpus([POLICIES], warn=lambda _m: None)
-    assert build_index(corpus).header.families is None  # families are opt-in
+    # Near-duplicates are families by default; a Family line alone is not.
+    default = build_index(corpus)
+    assert default.header.families is not None
+    assert default.header.families["mode"] == "duplicates"
     built = build_index(corpus, families="declared")
     assert built.header.families is not None and built.header.families["mode"] == "declared"
     ids = built.arrays["doc_family"]

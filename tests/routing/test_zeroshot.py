@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -53,15 +54,22 @@ def test_every_answer_says_why_and_explain_shows_what_was_in_force(example_index
     assert 0.0 < (loud.confidence or 0.0) < 1.0
 
 
-def test_a_split_prompt_over_the_threshold_abstains_under_the_confidence_floor(
+def test_a_prompt_over_the_threshold_abstains_under_the_confidence_floor(
         example_index: Path) -> None:
-    # Releasing an SDK sits between release-notes and deployment: it clears the bank and
-    # the corpus's floors, but no document stands out enough to be likely right.
-    index = load_index(example_index)
-    answer = index.route("cut v3.2.0 of the python SDK and draft the GitHub release text",
-                         record=False, explain=True)
-    floor = index.operating_point.min_confidence
-    assert answer.routes == [] and floor is not None and answer.confidence is not None
+    # Releasing an SDK sits between release-notes and deployment: it clears the bank and the
+    # corpus's floors. Under the shipped floor it routes; a point that asks for more
+    # confidence than its route has abstains, saying both numbers and what to do.
+    prompt = "cut v3.2.0 of the python SDK and draft the GitHub release text"
+    shipped = load_index(example_index)
+    routed = shipped.route(prompt, record=False, explain=True)
+    assert routed.routes and routed.confidence is not None
+    assert routed.explain is not None and routed.explain["gate"]["best"] >= (
+        routed.explain["gate"]["threshold"])
+    floor = round(min(0.99, routed.confidence + 0.05), 3)
+    index = load_index(example_index, operating_point=shipped.operating_point.with_params(
+        min_confidence=floor))
+    answer = index.route(prompt, record=False, explain=True)
+    assert answer.routes == [] and answer.confidence is not None
     assert answer.confidence < floor
     assert answer.explain is not None
     gate = answer.explain["gate"]
@@ -129,7 +137,9 @@ def test_a_few_labels_move_the_label_free_point(example_index: Path) -> None:
     run = calibrate_index(load_index(example_index), labelled, max_fa=0.1)
     first = run.result.rows[0]
     assert first.point.gate == "background"
-    assert any("few labels" in note for note in run.result.notes) or run.result.winner is None
+    # Under 200 labels the label-free point moves only as far as held-out folds support,
+    # and one line says what was kept and what was added.
+    assert any(re.match(r"27 labels, \d+ ungoverned: ", note) for note in run.result.notes)
     if run.point is not None and run.point.gate == "background":
         moved = run.point
         shipped = load_index(example_index).operating_point
@@ -168,7 +178,8 @@ def test_eval_lists_near_misses_and_warns_about_learned_prompts(example_index: P
 
 
 def test_calibrate_ends_with_what_the_winner_gave_up(example_index: Path) -> None:
-    result = run_gov("calibrate", "-i", str(example_index), "--max-fa", "0.1",
+    # --refit: the full grid, as 200 labels or more choose it (134 here)
+    result = run_gov("calibrate", "-i", str(example_index), "--max-fa", "0.1", "--refit",
                      input=(EXAMPLES / "labelled.jsonl").read_bytes())
     assert result.returncode == 0, result.stderr
     summary = [line for line in result.stderr.decode().splitlines() if "winner:" in line]
