@@ -16,22 +16,22 @@ import sys
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "hook":
-        from gov.cli.commands.hook import main as hook_main
+        from .commands.hook import main as hook_main
 
         sys.exit(hook_main(args[1:]))
     if args[:2] == ["card", "verify"] and not os.environ.get("GOV_DEBUG"):
-        from gov.cli.commands.card_lean import main as card_main
+        from .commands.card_lean import main as card_main
 
         code = card_main(args[2:])
         if code is not None:
             sys.exit(code)
     if args and args[0] == "route" and not os.environ.get("GOV_DEBUG"):
-        from gov.cli.commands.route_lean import main as route_main
+        from .commands.route_lean import main as route_main
 
         code = route_main(args[1:])
         if code is not None:
             sys.exit(code)
-    from gov.cli.main import run
+    from .main import run
 
     run(args)
 

@@ -85,7 +85,7 @@ def run(args: list[str]) -> None:
     """Run the app; a usage error is one line naming the help to read, exit 2."""
     from typer.exceptions import TyperException
 
-    from gov.cli.conventions import prepare_help
+    from .conventions import prepare_help
 
     try:
         command = prepare_help(typer.main.get_command(app))

@@ -24,8 +24,8 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from gov.cli import conventions
-from gov.cli.conventions import Color, ColorOpt, DebugOpt, QuietOpt
+from . import conventions
+from .conventions import Color, ColorOpt, DebugOpt, QuietOpt
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,8 +63,9 @@ def document_names(ctx: typer.Context, incomplete: str) -> list[str]:
     """Shell completion for a document name: the names in the index the command would read
     (``-i`` as typed so far, else the one search); nothing when there is none."""
     try:
-        from gov.cli.resolve import index_path
         from gov.core.index.stored import open_stored
+
+        from .resolve import index_path
 
         stored = open_stored(index_path(ctx.params.get("index")))
         return [name for name in stored.names if name.startswith(incomplete)]

@@ -91,7 +91,7 @@ class TextReporter(Reporter):
 
     def __init__(self, stream: IO[bytes] | None = None) -> None:
         super().__init__(stream)
-        from gov.cli import conventions
+        from . import conventions
 
         self.console = conventions.console()
 

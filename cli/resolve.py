@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gov.cli import conventions
+from . import conventions
 
 if TYPE_CHECKING:
     from gov.core.routing.point import OperatingPoint
@@ -78,7 +78,7 @@ def open_index(
         raise no_index(target)
     loaded = load_index(target, operating_point=operating_point, lexical_only=lexical_only, exact=exact)
     if check_stale and loaded.is_stale():
-        from gov.cli.commands.route_lean import stale_warning
+        from .commands.route_lean import stale_warning
 
         conventions.warn(stale_warning(loaded, target))
     return loaded

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from gov.core import __version__
-from gov.core.encode import bundle
-from gov.core.errors import GovError
+from . import __version__
+from .encode import bundle
+from .errors import GovError
 
 Status = Literal["ok", "warn", "fail", "info"]
 
@@ -148,7 +148,7 @@ def check_runtime(model_ok: bool) -> Check:
                      "onnxruntime, tokenizers and fastembed import; the model was not loaded "
                      "because its files failed the check above",
                      "fix the model files, then rerun gov doctor")
-    from gov.core.encode.embedding import get_encoder
+    from .encode.embedding import get_encoder
 
     try:
         vectors = get_encoder().embed(["is the embedding model working"])
@@ -172,9 +172,9 @@ def check_runtime(model_ok: bool) -> Check:
 
 def check_index(path: Path, explicit: bool) -> Check:
     """The index: readable whole (every checksum), built for this model, and fresh."""
-    from gov.core.index.fileformat import rebuild_hint
-    from gov.core.index.locate import no_index
-    from gov.core.routing.indexes import load_index
+    from .index.fileformat import rebuild_hint
+    from .index.locate import no_index
+    from .routing.indexes import load_index
 
     if not path.exists():
         missing = no_index(path, corpus_option=False)
@@ -202,7 +202,7 @@ def check_index(path: Path, explicit: bool) -> Check:
 
 def check_runtime_dir() -> tuple[Check, Path | None]:
     """The warm server's runtime folder: a plain folder, ours, closed to others."""
-    from gov.core.serving.protocol import RuntimeDirError, runtime_dir
+    from .serving.protocol import RuntimeDirError, runtime_dir
 
     try:
         folder = runtime_dir(create=False)
@@ -223,7 +223,7 @@ def check_server(folder: Path | None) -> Check:
     if not folder.exists():
         return Check("warm server", "info",
                      "not running (the hook starts it on demand, or run: gov serve &)")
-    from gov.core.serving import server as serve
+    from .serving import server as serve
 
     info = serve.status()
     if info is None:
@@ -240,8 +240,8 @@ def check_telemetry(folder: Path | None, environ: dict[str, str] | None = None) 
     unwritable), and the hook turns whose events were lost (counted in the runtime folder)."""
     import time
 
-    from gov.core.telemetry.losses import read_losses
-    from gov.core.telemetry.sinks import RefusedSink, sink_for
+    from .telemetry.losses import read_losses
+    from .telemetry.sinks import RefusedSink, sink_for
 
     environ = dict(os.environ) if environ is None else environ
     raw = environ.get("GOV_TELEMETRY_PATH", "")
@@ -294,7 +294,7 @@ def check_hooks(cwd: Path, environ: dict[str, str] | None = None) -> list[Check]
     """The harness settings in and above ``cwd`` (and the user's own) that run ``gov hook``,
     and whether each command would work there: its program runs without the shell's PATH,
     it finds an index from its project folder, and this gov's warm server answers."""
-    from gov.core.serving.install import installed_in
+    from .serving.install import installed_in
 
     env = dict(os.environ) if environ is None else environ
     home = Path(env["HOME"]).absolute() if env.get("HOME") else None
@@ -309,8 +309,8 @@ def check_hooks(cwd: Path, environ: dict[str, str] | None = None) -> list[Check]
 def _hook_check(harness: str, path: Path, command: str, project: Path | None, cwd: Path,
                 env: dict[str, str]) -> Check:
     """One installed hook command, run as the harness would run it from its project."""
-    from gov.core.index.locate import find_index
-    from gov.core.serving.install import this_gov
+    from .index.locate import find_index
+    from .serving.install import this_gov
 
     name = f"hook: {harness}"
     where = f"{path} runs {command}"
@@ -335,7 +335,7 @@ def _hook_check(harness: str, path: Path, command: str, project: Path | None, cw
                                    "routes nothing", f"gov index PATH -o {located.path}")
     detail = f"{where}; index {located.path} (from {located.source})"
     if shlex.split(this_gov())[0] == program:
-        from gov.core.serving import server as serve
+        from .serving import server as serve
 
         running = serve.status() is not None
         detail += "; warm server answering" if running else "; warm server starts on the first prompt"

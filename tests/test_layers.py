@@ -193,6 +193,24 @@ def test_the_cli_imports_only_gov_core_and_itself_of_gov(path: Path) -> None:
     assert not wrong, f"{path.relative_to(REPO)}:\n" + "\n".join(wrong)
 
 
+@pytest.mark.parametrize("path", [*core_modules(), *cli_modules()], ids=lambda p: str(p.relative_to(REPO)))
+def test_siblings_are_imported_by_their_path(path: Path) -> None:
+    """Inside ``core/`` and inside ``cli/`` gov's own modules are imported relatively
+    (``from ..index import stored``): the import names the file to open, where ``gov.core``
+    is a mapping in ``pyproject.toml`` only. ``cli/`` imports ``core/`` as ``gov.core``, its
+    public face; names in strings (``importlib``, ``python -m``) stay absolute."""
+    root = "gov.core" if path.is_relative_to(CORE) else "gov.cli"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    written = [(node.lineno, node.module or "") for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and node.level == 0]
+    written += [(node.lineno, alias.name) for node in ast.walk(tree) if isinstance(node, ast.Import)
+                for alias in node.names]
+    absolute_ = [f"line {line}: {module}" for line, module in sorted(written)
+                 if module == root or module.startswith(root + ".")]
+    assert not absolute_, f"{path.relative_to(REPO)} imports its siblings by package name:\n" + \
+        "\n".join(absolute_)
+
+
 def test_every_layer_is_a_folder_and_every_folder_a_known_layer() -> None:
     folders = {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders == set(ALLOWED) - {"doctor"}

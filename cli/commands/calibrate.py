@@ -8,10 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
-from gov.cli.options import IndexOpt
-from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
+
+from .. import conventions, options, reporters
+from ..options import IndexOpt
+from ..resolve import open_index
 
 HELP = """Choose an operating point (floors, fusion, confidence threshold, second-route rule)
 from labelled prompts on stdin: {"prompt": ..., "expected": [names]} per line, [] for a

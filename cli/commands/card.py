@@ -17,8 +17,9 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli.conventions import notice
 from gov.core.errors import UsageError
+
+from ..conventions import notice
 
 if TYPE_CHECKING:
     from gov.core.cards.report import Tally
@@ -100,8 +101,9 @@ def write_converted(conversion: Any, fmt_name: str, output: str | None) -> tuple
     """Write what a conversion made and name its problems on stderr: (written, problems)."""
     import orjson
 
-    from gov.cli.conventions import warn
     from gov.core.cards.workflows import write_cards
+
+    from ..conventions import warn
 
     for line in conversion.notes:
         notice(line)

@@ -7,12 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from ..conventions import notice
+from .card import (
     card_app,
     stdin_buffer,
 )
-from gov.cli.conventions import notice
 
 
 @card_app.command("budget")
@@ -54,9 +54,10 @@ def budget_cmd(
     """
     import orjson
 
-    from gov.cli.conventions import warn
     from gov.core.cards.budget import token_counter
     from gov.core.cards.workflows import budget_cards
+
+    from ..conventions import warn
 
     counter = None
     if not bytes_only:

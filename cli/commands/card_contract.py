@@ -7,11 +7,11 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from ..conventions import notice
+from .card import (
     card_app,
 )
-from gov.cli.conventions import notice
 
 
 @card_app.command("contract")

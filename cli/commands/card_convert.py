@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from .card import (
     INTEROP_FORMAT_HELP,
     InteropOutputOpt,
     PathsArg,

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from gov.core.errors import UsageError
+
+from .. import options
+from .card import (
     CARD_FORMAT_HELP,
     card_app,
     stdin_buffer,
 )
-from gov.core.errors import UsageError
 
 if TYPE_CHECKING:
     from gov.core.cards.schema import Problem
@@ -184,8 +185,9 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
     """One card per JSON line of partial fields; bad lines are named on stderr (exit 2)."""
     from pathlib import Path
 
-    from gov.cli.conventions import error_line
     from gov.core.cards.workflows import card_bytes, new_cards, write_cards
+
+    from ..conventions import error_line
 
     if source == "-":
         stream = stdin_buffer()

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from .card import (
     SchemaName,
     card_app,
 )

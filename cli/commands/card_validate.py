@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from ..conventions import notice, use_color
+from .card import (
     RESULT_FORMAT_HELP,
     PathsArg,
     card_app,
@@ -13,7 +14,6 @@ from gov.cli.commands.card import (
     paths_or_stdin,
     stdin_buffer,
 )
-from gov.cli.conventions import notice, use_color
 
 
 @card_app.command("validate")

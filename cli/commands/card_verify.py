@@ -8,15 +8,15 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
-from gov.cli.commands.card import (
+from .. import options
+from ..conventions import use_color
+from .card import (
     RESULT_FORMAT_HELP,
     PathsArg,
     card_app,
     paths_or_stdin,
     stdin_buffer,
 )
-from gov.cli.conventions import use_color
 
 
 @card_app.command("verify")
@@ -84,7 +84,7 @@ def verify_cmd(
 
         gov card verify cards/ --repo . --base origin/main --format github
     """
-    from gov.cli.commands.card_lean import verify
+    from .card_lean import verify
 
     fmt_name = view.format
     return verify(paths_or_stdin(paths), fmt=fmt_name, contract=contract, now=now, strict=strict, repo=repo,

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import options
+from .. import options
 
 PROG_NAME = "gov"
 COMPLETE_VAR = "_GOV_COMPLETE"

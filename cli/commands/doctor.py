@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
-from gov.cli.options import IndexOpt
+from .. import conventions, options, reporters
+from ..options import IndexOpt
 
 if TYPE_CHECKING:
     from gov.core.doctor import Report

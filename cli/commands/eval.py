@@ -8,8 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
 from gov.core.errors import InputError, UsageError
+
+from .. import conventions, options, reporters
 
 HELP = """Measure routing quality: recall, precision, F1, top-1, false alarms, per kind.
 

@@ -147,7 +147,7 @@ def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO |
          stderr: "TextIO | None" = None) -> int:
     """Run the hook (always 0), or ``install``/``uninstall`` (their exit code)."""
     if argv[:1] in (["install"], ["uninstall"]):  # setting up, not a turn: real exit codes
-        from gov.cli.commands.hook_install import main as manage
+        from .hook_install import main as manage
 
         return manage(argv[0], argv[1:])
     start = _process_start()

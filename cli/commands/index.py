@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
-from gov.cli.options import PointOpt
-from gov.cli.resolve import index_path, load_point, output_path
 from gov.core.errors import UsageError
+
+from .. import conventions, options, reporters
+from ..options import PointOpt
+from ..resolve import index_path, load_point, output_path
 
 if TYPE_CHECKING:
     from gov.core.corpus.document import Corpus

@@ -9,10 +9,11 @@ from typing import Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options
-from gov.cli.options import IndexOpt
-from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
+
+from .. import conventions, options
+from ..options import IndexOpt
+from ..resolve import open_index
 
 HELP = """Pick the K prompts of a file of real prompts (plain text, one per line, or JSONL with
 a "prompt" field: a harness history export, a support log) whose labels would help

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import options, reporters
 from gov.core.errors import UsageError
+
+from .. import options, reporters
 
 if TYPE_CHECKING:
     from gov.core.lint.findings import Finding, LintReport
@@ -78,9 +79,10 @@ def lint_command(
 ) -> int:
     if fail_on not in ("error", "warning", "note", "never"):
         raise UsageError(f"--fail-on must be error, warning, note or never, not {fail_on!r}")
-    from gov.cli.resolve import index_path
     from gov.core.lint.config import find_config, load_config
     from gov.core.lint.linter import lint_index, lint_paths
+
+    from ..resolve import index_path
 
     target = index_path(index)
     if paths:

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
-from gov.cli.options import IndexOpt
-from gov.cli.resolve import index_path
 from gov.core.errors import UsageError
+
+from .. import conventions, options, reporters
+from ..options import IndexOpt
+from ..resolve import index_path
 
 if TYPE_CHECKING:
     from rich.console import Console

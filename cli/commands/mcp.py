@@ -6,10 +6,11 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions, options
-from gov.cli.options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
-from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
+
+from .. import conventions, options
+from ..options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
+from ..resolve import open_index
 
 HELP = """Serve the index over MCP on stdin/stdout: route_policies, get_policy, create_card,
 validate_card and verify_card.

@@ -11,11 +11,12 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
-from gov.cli.commands.route_lean import from_server, write_one
-from gov.cli.options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
-from gov.cli.resolve import open_index
 from gov.core.errors import InputError, UsageError
+
+from .. import conventions, options, reporters
+from ..options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
+from ..resolve import open_index
+from .route_lean import from_server, write_one
 
 if TYPE_CHECKING:
     from gov.core.routing.router import Router as Index
@@ -93,7 +94,7 @@ def route_command(
         raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
                          " or --text lines on stdin")
     if engine is Engine.ray:
-        from gov.cli.commands.route_ray import route_on_ray
+        from .route_ray import route_on_ray
 
         return route_on_ray(prompt=prompt, text=text, out_format=out_format, index=index,
                             corpus=corpus, operating_point=operating_point,
@@ -198,7 +199,7 @@ class RowView:
 
     def text(self, out: Any) -> None:
         row = self.row
-        from gov.cli.reporters import shown
+        from ..reporters import shown
 
         if "error" in row:
             out.print(f"[red]line {row['error']['line']}: {shown(str(row['error']['message']))}[/]")

@@ -13,9 +13,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from gov.cli import conventions
-from gov.cli.resolve import open_index
 from gov.core.errors import UsageError
+
+from .. import conventions
+from ..resolve import open_index
 
 
 @contextlib.contextmanager

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions, options
+from .. import conventions, options
 
 HELP = """Run the warm route server on a Unix socket in your runtime folder.
 

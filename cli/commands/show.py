@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
-from gov.cli import conventions, options
-from gov.cli.options import IndexOpt
-from gov.cli.resolve import open_index
 from gov.core.errors import InputError
+
+from .. import conventions, options
+from ..options import IndexOpt
+from ..resolve import open_index
 
 HELP = """Print a whole document from the index, never a chunk of it.
 

@@ -11,8 +11,9 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gov.cli import conventions, options, reporters
 from gov.core.errors import InputError, UsageError
+
+from .. import conventions, options, reporters
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -206,8 +207,9 @@ def _bar(count: int, peak: int, width: int = BAR) -> str:
 
 def _names(names: list[str], all_names: bool) -> str:
     """Names for people: the first SHOWN_NAMES, the rest counted (all with --all)."""
-    from gov.cli.reporters import shown
     from gov.core.sanitize import capped
+
+    from ..reporters import shown
 
     return capped([shown(name) for name in names], len(names) if all_names else SHOWN_NAMES,
                   "--all lists them")
@@ -217,7 +219,7 @@ def _draw(out: Console, report: dict[str, Any], all_names: bool = False) -> None
     from rich import box
     from rich.table import Table
 
-    from gov.cli.reporters import shown
+    from ..reporters import shown
 
     total = report["events"]
     span = ""
@@ -368,7 +370,7 @@ def _draw_days(out: Console, days: list[dict[str, Any]]) -> None:
 
 
 def _draw_notes(out: Console, report: dict[str, Any]) -> None:
-    from gov.cli.reporters import shown
+    from ..reporters import shown
 
     for note in report["notes"]:
         out.print(f"[bold]•[/] {shown(note)}")

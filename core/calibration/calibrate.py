@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gov.core.calibration import grid
-from gov.core.calibration.labelled import Labelled
-from gov.core.calibration.scores import score
-from gov.core.errors import UsageError
-from gov.core.routing.point import OperatingPoint, save_operating_point
-from gov.core.scoring.learned import save_learned
+from ..errors import UsageError
+from ..routing.point import OperatingPoint, save_operating_point
+from ..scoring.learned import save_learned
+from . import grid
+from .labelled import Labelled
+from .scores import score
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
 # Under this many labelled prompts, a label-free (background) point is moved, not refitted:
 # a full grid fitted on a few dozen prompts learns their noise.
@@ -91,7 +91,7 @@ def calibrate_index(
     if result is None or result.winner is None or len(labelled.prompts) >= FEW_LABELS:
         # --max-fa is a promise about unseen prompts: the grid's gate is the most false
         # alarms among these negatives whose upper bound still keeps it.
-        from gov.core.calibration.few import allowed_false_alarms, negatives_needed
+        from .few import allowed_false_alarms, negatives_needed
 
         allowed = allowed_false_alarms(labelled.negatives, max_fa)
         gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
@@ -144,7 +144,7 @@ def calibrate_index(
 
 
 def few_level() -> str:
-    from gov.core.calibration.few import CONFIDENCE
+    from .few import CONFIDENCE
 
     return f"{CONFIDENCE:.0%}"
 
@@ -154,7 +154,7 @@ def _few(router: Router, labelled: Labelled, target: Path | None, corpus_id: str
          ) -> CalibrationRun | None:
     """Few labels: example lines and the gate, each only as far as held-out folds support
     (:mod:`gov.core.calibration.few`); ``None`` when the prompts cannot be embedded."""
-    from gov.core.calibration import few
+    from . import few
 
     known = set(router.names)
     unknown = sorted({n for names in labelled.expected for n in names} - known)

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.errors import InputError
-from gov.core.routing.fusion import fuse
+from ..errors import InputError
+from ..routing.fusion import fuse
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
 # Two prompts closer than this (cosine of their embeddings) are near-copies.
 NEAR_COPY = 0.9
@@ -53,7 +53,7 @@ class Candidates:
 def standing(router: Router, prompts: Sequence[str]) -> Candidates:
     """Score every prompt once and say how much its label would teach (``value``: nearness
     to the gate plus how evenly it is split between its two best documents, each 0 to 1)."""
-    from gov.core.calibration.few import Examples, example_scores
+    from .few import Examples, example_scores
 
     point = router.operating_point
     lexical, vectors = router.score_many(prompts)
@@ -157,9 +157,9 @@ def read_prompts(path: Path) -> tuple[list[str], list[dict[str, Any]] | None]:
     """A file of real prompts: plain text (one per line) or JSONL with a ``prompt`` field
     (each record kept, so its other fields pass through to the sheet). Duplicates and blank
     lines are dropped; a bad record is an error naming the file, line and field."""
-    from gov.core.corpus.markdown import ParseProblem
-    from gov.core.corpus.walk import read_bounded
-    from gov.core.jsonl import decode_line
+    from ..corpus.markdown import ParseProblem
+    from ..corpus.walk import read_bounded
+    from ..jsonl import decode_line
 
     try:
         data = read_bounded(path, PROMPTS_LIMIT, "a prompts file")
@@ -204,9 +204,9 @@ def read_prompts(path: Path) -> tuple[list[str], list[dict[str, Any]] | None]:
 
 def read_sheet(path: Path) -> list[dict[str, Any]]:
     """A labelling sheet written before (to resume it): JSONL rows with a ``prompt``."""
-    from gov.core.corpus.markdown import ParseProblem
-    from gov.core.corpus.walk import read_bounded
-    from gov.core.jsonl import read_lines
+    from ..corpus.markdown import ParseProblem
+    from ..corpus.walk import read_bounded
+    from ..jsonl import read_lines
 
     try:
         data = read_bounded(path, PROMPTS_LIMIT, "a labelling sheet")
@@ -229,7 +229,7 @@ def read_sheet(path: Path) -> list[dict[str, Any]]:
 
 def write_sheet(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """The sheet, replaced atomically (an interrupted save leaves the last one whole)."""
-    from gov.core.atomic import write_bytes_atomic
-    from gov.core.jsonl import dumps
+    from ..atomic import write_bytes_atomic
+    from ..jsonl import dumps
 
     write_bytes_atomic(path, b"".join(dumps(row) for row in rows))

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.calibration.labelled import Labelled
-from gov.core.errors import InputError
-from gov.core.scoring.learned import LearnedArrays, fit_classifier, softmax_rows
+from ..errors import InputError
+from ..scoring.learned import LearnedArrays, fit_classifier, softmax_rows
+from .labelled import Labelled
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
 FOLDS = 5
 Progress = Callable[[str], None]

@@ -30,20 +30,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.calibration.crossfit import FOLDS, fold_of
-from gov.core.calibration.grid import Calibration, Outcome, evaluate_row, expected_matrix
-from gov.core.calibration.labelled import Labelled
-from gov.core.calibration.metrics import f1_score
-from gov.core.calibration.scores import Scores
-from gov.core.routing.confidence import logistic_many
-from gov.core.routing.select import background_features, rank_many
-from gov.core.scoring.learned import LearnedArrays
-from gov.core.scoring.pooling import mix_bodies
+from ..routing.confidence import logistic_many
+from ..routing.select import background_features, rank_many
+from ..scoring.learned import LearnedArrays
+from ..scoring.pooling import mix_bodies
+from .crossfit import FOLDS, fold_of
+from .grid import Calibration, Outcome, evaluate_row, expected_matrix
+from .labelled import Labelled
+from .metrics import f1_score
+from .scores import Scores
 
 if TYPE_CHECKING:
-    from gov.core.routing.background import Background
-    from gov.core.routing.point import OperatingPoint
-    from gov.core.routing.router import Router
+    from ..routing.background import Background
+    from ..routing.point import OperatingPoint
+    from ..routing.router import Router
 
 # The one-sided level of the false-alarm bound.
 CONFIDENCE = 0.90

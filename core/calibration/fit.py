@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from gov.core.calibration.scores import Scores
+    from .scores import Scores
 
 
 

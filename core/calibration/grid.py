@@ -20,15 +20,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.calibration.crossfit import FOLDS
-from gov.core.calibration.fit import fit_confidence, fusion_weights
-from gov.core.calibration.labelled import Labelled
-from gov.core.calibration.metrics import f1_score
-from gov.core.calibration.scores import Scores
-from gov.core.routing.background import Background
-from gov.core.routing.confidence import logistic_many
-from gov.core.routing.point import POOLS, OperatingPoint
-from gov.core.routing.select import background_features, rank_many
+from ..routing.background import Background
+from ..routing.confidence import logistic_many
+from ..routing.point import POOLS, OperatingPoint
+from ..routing.select import background_features, rank_many
+from .crossfit import FOLDS
+from .fit import fit_confidence, fusion_weights
+from .labelled import Labelled
+from .metrics import f1_score
+from .scores import Scores
 
 RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) then the highest "
         "F1, (3) ties go to the quieter point (fewer routes per prompt)")

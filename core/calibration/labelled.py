@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gov.core.errors import InputError
+from ..errors import InputError
 
 
 @dataclass
@@ -61,7 +61,7 @@ def read_labelled(records: Sequence[tuple[str, Any]]) -> Labelled:
 
 def read_labelled_jsonl(lines: Iterable[bytes], shown: str = "stdin") -> Labelled:
     """Labelled prompts from JSONL lines; a malformed line is an error naming it."""
-    from gov.core.jsonl import read_lines
+    from ..jsonl import read_lines
 
     records: list[tuple[str, Any]] = []
     for line in read_lines(lines):

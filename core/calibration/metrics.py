@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gov.core.errors import InputError
+from ..errors import InputError
 
 
 def f1_score(precision: float | None, recall: float | None) -> float:
@@ -261,7 +261,7 @@ def evaluate_jsonl(lines: Iterable[bytes], *, shown: str = "stdin",
     is among ``learned_prompts`` (what the point learned from) are counted, to warn. With
     ``sources``, labels are source paths (``gov eval --by source``); the paths no document
     matches are the report's ``unknown_names``."""
-    from gov.core.jsonl import read_lines
+    from ..jsonl import read_lines
 
     rows = []
     near: list[dict[str, Any]] = []

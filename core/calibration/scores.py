@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.calibration.labelled import Labelled
-from gov.core.errors import InputError
-from gov.core.routing.point import POOLS
-from gov.core.scoring.learned import LearnedArrays
-from gov.core.scoring.pooling import mix_bodies
+from ..errors import InputError
+from ..routing.point import POOLS
+from ..scoring.learned import LearnedArrays
+from ..scoring.pooling import mix_bodies
+from .labelled import Labelled
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
 # With body summaries: how many surfaces the grid tries counting a body as.
 BODY_SURFACES = (0.5, 1.0, 2.0)
@@ -83,7 +83,7 @@ def score(router: Router, labelled: Labelled, learn: bool = False,
         head = scorer.learned_probabilities(vectors)
         return (Scores(lexical, pooled["max"], head, pooled, body64, has_body,
                        scorer.groups.counts, router.families), None)
-    from gov.core.calibration.crossfit import cross_fit
+    from .crossfit import cross_fit
 
     learned_probabilities, pooled, learned = cross_fit(router, labelled, vectors, sims,
                                                        progress)

@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 
-from gov.core.cards.plain import SCHEMA_VERSION
+from .plain import SCHEMA_VERSION
 
 PROTOCOL_VERSION = "1.0"
 EXTENSION_URI = "urn:gov:a2a:task-card:v1"

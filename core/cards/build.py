@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gov.core.cards.models import SCHEMA_VERSION, Card
-from gov.core.cards.schema import Problem
-from gov.core.cards.timestamps import now_utc
-from gov.core.cards.validate import CardInvalid, parse_card
+from .models import SCHEMA_VERSION, Card
+from .schema import Problem
+from .timestamps import now_utc
+from .validate import CardInvalid, parse_card
 
 DEFAULT_CONFIDENCE = {"RESULT": 0.8, "ERROR": 0.7, "PLAN": 0.6, "PATCH": 0.85, "NOTE": 0.7}
 DEFAULT_MEMORY_TARGET = {"ERROR": "SOP", "PATCH": "BEST_PRACTICE"}

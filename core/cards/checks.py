@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from gov.core.cards.plain import CardData
-from gov.core.cards.timestamps import parse_rfc3339
+from .plain import CardData
+from .timestamps import parse_rfc3339
 
 # --- word lists that are compatibility facts (ovi-cards 0.1.0) ------------------------
 

@@ -17,11 +17,11 @@ from typing import Any, Literal, NamedTuple
 
 import orjson
 
-from gov.core.bounded import MEGABYTE, read_regular
-from gov.core.cards.checks import CHECKS, Check
-from gov.core.cards.plain import CARD_TYPES
-from gov.core.cards.repo_checks import REPO_CHECKS, RepoCheck
-from gov.core.errors import GovError
+from ..bounded import MEGABYTE, read_regular
+from ..errors import GovError
+from .checks import CHECKS, Check
+from .plain import CARD_TYPES
+from .repo_checks import REPO_CHECKS, RepoCheck
 
 CONTRACT_LIMIT = 1 * MEGABYTE  # bytes of a contract file read at most
 
@@ -180,7 +180,7 @@ def load_contract(spec: str) -> Contract:
         raise ContractError(f"{spec}: not valid JSON: {exc}") from None
     from jsonschema import Draft202012Validator
 
-    from gov.core.cards.schema import contract_schema
+    from .schema import contract_schema
 
     errors = sorted(
         Draft202012Validator(contract_schema()).iter_errors(data),

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from gov.core.cards.sources import Record, read_paths, resolve_sources
-from gov.core.errors import GovError
+from ..errors import GovError
+from .sources import Record, read_paths, resolve_sources
 
 PROTOCOLS = ("a2a", "mcp")
 
@@ -60,8 +60,8 @@ def _where(record: Record) -> str:
 
 
 def _invalid(value: Any) -> str | None:
-    from gov.core.cards.tools import problem_text
-    from gov.core.cards.validate import check_card
+    from .tools import problem_text
+    from .validate import check_card
 
     card, problems = check_card(value)
     return None if card is not None else f"not a valid card: {problem_text(problems)}"
@@ -84,7 +84,7 @@ def export_cards(
     specs: Sequence[str], *, protocol: str = "a2a", stdin: IO[bytes] | None = None
 ) -> Conversion:
     """Each valid card in ``specs`` as an A2A artifact (``a2a``) or an MCP tool result (``mcp``)."""
-    from gov.core.cards import a2a, mcp_result
+    from . import a2a, mcp_result
 
     convert = a2a.card_to_artifact if _protocol(protocol) == "a2a" else mcp_result.card_to_result
     sources = resolve_sources(specs)
@@ -99,7 +99,7 @@ def _imported(
         if record.error is not None:
             yield Converted(where, problem=record.error)
             continue
-        from gov.core.cards.a2a import KeyTooLong
+        from .a2a import KeyTooLong
 
         try:
             found = list(find(record.value))
@@ -114,7 +114,7 @@ def import_cards(
     specs: Sequence[str], *, protocol: str = "a2a", stdin: IO[bytes] | None = None
 ) -> Conversion:
     """Every card carried in the A2A (``a2a``) or MCP (``mcp``) JSON of ``specs``, verbatim."""
-    from gov.core.cards import a2a, mcp_result
+    from . import a2a, mcp_result
 
     find = a2a.cards_in if _protocol(protocol) == "a2a" else mcp_result.cards_in
     sources = resolve_sources(specs)

@@ -17,7 +17,7 @@ import orjson
 
 def output_schema() -> dict[str, Any]:
     """The JSON Schema of ``structuredContent``: an object whose ``card`` is a task card."""
-    from gov.core.cards.schema import card_schema
+    from .schema import card_schema
 
     card = {k: v for k, v in card_schema().items() if k not in ("$schema", "$id")}
     return {"type": "object", "properties": {"card": card}, "required": ["card"]}

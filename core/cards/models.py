@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from gov.core.cards.plain import CARD_TYPES, FIELD_ORDER, MEMORY_TARGETS, SCHEMA_VERSION
-from gov.core.cards.timestamps import is_rfc3339
+from .plain import CARD_TYPES, FIELD_ORDER, MEMORY_TARGETS, SCHEMA_VERSION
+from .timestamps import is_rfc3339
 
 __all__ = ["CARD_TYPES", "FIELD_ORDER", "MEMORY_TARGETS", "SCHEMA_VERSION", "Card", "MemorySuggestion"]
 

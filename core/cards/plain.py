@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gov.core.cards.timestamps import is_rfc3339
+from .timestamps import is_rfc3339
 
 SCHEMA_VERSION = "0.1.0"
 CARD_TYPES = ("RESULT", "ERROR", "PLAN", "PATCH", "NOTE")

@@ -25,8 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gov.core.cards.plain import CardData
-from gov.core.errors import GovError
+from ..errors import GovError
+from .plain import CardData
 
 _GIT_TIMEOUT = 60
 

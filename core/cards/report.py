@@ -14,14 +14,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from gov.core.cards.contracts import Contract
-from gov.core.cards.plain import CardData, is_card
-from gov.core.cards.schema import Problem, explain
-from gov.core.cards.sources import Record
-from gov.core.cards.verify import judge, verdict
+from .contracts import Contract
+from .plain import CardData, is_card
+from .schema import Problem, explain
+from .sources import Record
+from .verify import judge, verdict
 
 if TYPE_CHECKING:
-    from gov.core.cards.repo_checks import Repo
+    from .repo_checks import Repo
 
 FORMATS = ("text", "json", "jsonl", "github")
 # Results are written in batches: one write per card costs more than checking it, yet a

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from gov.core.cards.timestamps import is_rfc3339
+from .timestamps import is_rfc3339
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError

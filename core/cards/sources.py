@@ -17,9 +17,9 @@ from typing import IO, Any
 
 import orjson
 
-from gov.core.bounded import MEGABYTE, read_regular
-from gov.core.errors import GovError
-from gov.core.jsonl import BOM, decode_line
+from ..bounded import MEGABYTE, read_regular
+from ..errors import GovError
+from ..jsonl import BOM, decode_line
 
 CARDS_LIMIT = 64 * MEGABYTE  # bytes of one file of cards read at most
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gov.core.cards.schema import Problem
-from gov.core.errors import GovError
+from ..errors import GovError
+from .schema import Problem
 
 BUILTIN_CONTRACTS = ("default", "extended")
 CARD_ALIAS = "card_json"
@@ -159,8 +159,8 @@ def card_fields(arguments: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 def create_card(arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The card ``create_card``'s arguments describe, defaults filled in, as JSON data."""
-    from gov.core.cards.build import build_card
-    from gov.core.cards.validate import CardInvalid
+    from .build import build_card
+    from .validate import CardInvalid
 
     fields, used = card_fields(arguments)
     missing = [Problem(name, "required", "required field is missing")

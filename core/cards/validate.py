@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gov.core.cards.models import Card
-from gov.core.cards.schema import Problem, explain
+from .models import Card
+from .schema import Problem, explain
 
 
 def check_card(value: Any) -> tuple[Card | None, list[Problem]]:

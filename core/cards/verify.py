@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from gov.core.cards.contracts import Contract, default_contract
-from gov.core.cards.plain import CardData
-from gov.core.cards.timestamps import now_utc
+from .contracts import Contract, default_contract
+from .plain import CardData
+from .timestamps import now_utc
 
 if TYPE_CHECKING:
-    from gov.core.cards.models import Card
-    from gov.core.cards.repo_checks import Repo
+    from .models import Card
+    from .repo_checks import Repo
 
 ALL_PASSED = "Every check passed."
 VERDICT_FIELDS = ("contract_id", "passed", "hard_failures", "soft_failures", "checks_passed",

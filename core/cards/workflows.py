@@ -14,12 +14,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from gov.core.cards.sources import CardSourceError, Record, read_paths, resolve_sources
-from gov.core.errors import GovError
+from ..errors import GovError
+from .sources import CardSourceError, Record, read_paths, resolve_sources
 
 if TYPE_CHECKING:
-    from gov.core.cards.budget import TokenCounter
-    from gov.core.cards.contracts import Contract
+    from .budget import TokenCounter
+    from .contracts import Contract
 
 
 class CardOutputError(GovError):
@@ -44,7 +44,7 @@ class CardRun:
 
 def validate_cards(specs: Sequence[str], *, stdin: IO[bytes] | None = None) -> CardRun:
     """Check the cards in ``specs`` (files, folders, globs, ``-``) against the card schema."""
-    from gov.core.cards.report import validation_results
+    from .report import validation_results
 
     sources = resolve_sources(specs)
     return CardRun(validation_results(read_paths(sources.paths, stdin)), list(sources.notes))
@@ -67,9 +67,9 @@ def verify_cards(
     (a folder in a git repository) the repository checks run too, counting as the change
     under review the commits since ``base`` (when given) and the working tree.
     """
-    from gov.core.cards.contracts import Contract, load_contract
-    from gov.core.cards.report import verification_results
-    from gov.core.cards.timestamps import now_utc
+    from .contracts import Contract, load_contract
+    from .report import verification_results
+    from .timestamps import now_utc
 
     if base is not None and repo is None:
         raise GovError("base: a base revision needs a repository (repo)")
@@ -78,7 +78,7 @@ def verify_cards(
     notes = list(sources.notes)
     state = None
     if repo is not None:
-        from gov.core.cards.repo_checks import open_repo
+        from .repo_checks import open_repo
 
         state = open_repo(repo, base)
         notes.append(state.describe())
@@ -92,7 +92,7 @@ def new_card(fields: Mapping[str, Any], *, now: str | None = None) -> dict[str, 
 
     Raises ``CardInvalid`` naming each field and the rule it breaks.
     """
-    from gov.core.cards.build import build_card
+    from .build import build_card
 
     return build_card(fields, now=now).to_json()
 
@@ -113,9 +113,9 @@ def new_cards(data: bytes, defaults: Mapping[str, Any] | None = None) -> Iterato
     """
     import io
 
-    from gov.core.cards.tools import problem_text
-    from gov.core.cards.validate import CardInvalid
-    from gov.core.jsonl import read_lines
+    from ..jsonl import read_lines
+    from .tools import problem_text
+    from .validate import CardInvalid
 
     base = dict(defaults or {})
     for line in read_lines(io.BytesIO(data)):
@@ -148,7 +148,7 @@ def card_bytes(cards: Iterable[Mapping[str, Any]], *, indent: bool = False) -> b
 
 def write_cards(path: str | Path, data: bytes) -> None:
     """Replace the file at ``path`` with ``data`` atomically; its folder must exist."""
-    from gov.core.atomic import write_bytes_atomic
+    from ..atomic import write_bytes_atomic
 
     target = Path(path)
     if not target.parent.is_dir():
@@ -170,7 +170,7 @@ class Budget:
 
 def _not_a_card(record: Record) -> str | None:
     """Why ``record`` is not a valid card, in one line, or None when it is one."""
-    from gov.core.cards.validate import check_card
+    from .validate import check_card
 
     if record.error is not None:
         why = record.error
@@ -201,7 +201,7 @@ def budget_cards(
     """
     import orjson
 
-    from gov.core.cards.budget import measure
+    from .budget import measure
 
     sources = resolve_sources(specs)
     cards: list[str] = []

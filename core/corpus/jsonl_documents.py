@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gov.core.corpus.document import Document
-from gov.core.corpus.markdown import ParseProblem
-from gov.core.corpus.names import check_dependencies, check_name
-from gov.core.errors import CorpusError
+from ..errors import CorpusError
+from .document import Document
+from .markdown import ParseProblem
+from .names import check_dependencies, check_name
 
 
 def parse_jsonl_documents(lines: Iterable[bytes], shown: str) -> list[Document]:
     """Read JSONL documents: ``{"name", "trigger", "body", "examples", "family", "depends_on",
     "lint_ignore"}``."""
-    from gov.core.jsonl import read_lines
+    from ..jsonl import read_lines
 
     documents = []
     for line in read_lines(lines):

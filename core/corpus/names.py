@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
-from gov.core import sanitize
-from gov.core.corpus.document import Document, Skip
-from gov.core.corpus.markdown import ParseProblem
-from gov.core.errors import CorpusError
+from .. import sanitize
+from ..errors import CorpusError
+from .document import Document, Skip
+from .markdown import ParseProblem
 
 MAX_DEPENDENCIES = 64
 OnDuplicate = Literal["qualify", "error", "first"]

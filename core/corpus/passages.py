@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gov.core.corpus.markdown import FENCE_RE, ParseProblem, is_header_line, split_front_matter
+from .markdown import FENCE_RE, ParseProblem, is_header_line, split_front_matter
 
 MIN_PASSAGE_CHARS = 30
 MAX_PASSAGES = 64

@@ -20,16 +20,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from gov.core import sanitize
-from gov.core.corpus.document import Corpus, Document, FileStamp, Skip
-from gov.core.corpus.jsonl_documents import parse_jsonl_documents
-from gov.core.corpus.markdown import (
+from .. import sanitize
+from ..errors import CorpusError
+from .document import Corpus, Document, FileStamp, Skip
+from .jsonl_documents import parse_jsonl_documents
+from .markdown import (
     ParseProblem,
     first_paragraph,
     parse_markdown,
     split_front_matter,
 )
-from gov.core.corpus.names import (  # the duplicate policies are re-exported
+from .names import (  # the duplicate policies are re-exported
     MAX_DEPENDENCIES,  # noqa: F401
     ON_DUPLICATE,
     OnDuplicate,
@@ -37,7 +38,7 @@ from gov.core.corpus.names import (  # the duplicate policies are re-exported
     check_dependencies,
     unique_names,
 )
-from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-exported
+from .walk import (  # the suffixes and skipped folders are re-exported
     JSONL_SUFFIXES,
     LEAVES,
     MARKDOWN_SUFFIXES,  # noqa: F401
@@ -49,7 +50,6 @@ from gov.core.corpus.walk import (  # the suffixes and skipped folders are re-ex
     open_regular,
     read_bounded,
 )
-from gov.core.errors import CorpusError
 
 MAX_DOCUMENT_BYTES = int(os.environ.get("GOV_MAX_DOCUMENT_BYTES", 4 * 1024 * 1024))
 MAX_CORPUS_BYTES = int(os.environ.get("GOV_MAX_CORPUS_BYTES", 1024 * 1024 * 1024))

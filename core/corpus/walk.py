@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gov.core.corpus.markdown import ParseProblem
-from gov.core.errors import CorpusError
+from ..errors import CorpusError
+from .markdown import ParseProblem
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdc")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")

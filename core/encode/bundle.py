@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from gov.core.encode.embedding import Encoder
+    from .embedding import Encoder
 
 Runtime = Literal["onnx", "fastembed"]
 DATA = Path(__file__).resolve().parent / "data"
@@ -124,7 +124,7 @@ class EncoderSpec:
 
     def paths(self, verify_hash: bool = True) -> dict[str, Path]:
         """Each file's path by role; a missing or altered file is a :class:`ModelError`."""
-        from gov.core.errors import ModelError
+        from ..errors import ModelError
 
         found = {}
         for check in self.check_files(verify_hash=verify_hash):
@@ -141,7 +141,7 @@ class EncoderSpec:
 
     def load(self, purpose: str = "route", download: bool = False) -> Encoder:
         """The shared encoder of this model (see :func:`gov.core.encode.embedding.get_encoder`)."""
-        from gov.core.encode.embedding import get_encoder
+        from .embedding import get_encoder
 
         return get_encoder(self.id, purpose=purpose, download=download)
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.atomic import atomic_writer
-from gov.core.encode import bundle
-from gov.core.errors import IndexBuildError
+from ..atomic import atomic_writer
+from ..errors import IndexBuildError
+from . import bundle
 
 KEY_BYTES = 16
 SAVE_SECONDS = 5.0  # embedding work between two saves: at most this much is lost
@@ -141,7 +141,7 @@ def embed_missing(texts: Sequence[str], model_id: str, *, model_sha256: str | No
     if progress is not None and hits:
         progress(hits, len(texts))
     if todo:
-        from gov.core.encode.embedding import get_encoder
+        from .embedding import get_encoder
 
         encoder = get_encoder(model_id, purpose="build", download=download)
         unsaved: list[str] = []

@@ -28,8 +28,8 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
-from gov.core.encode import bundle
-from gov.core.errors import ModelError
+from ..errors import ModelError
+from . import bundle
 
 Vectors = NDArray[np.float32]
 

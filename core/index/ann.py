@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.errors import IndexBuildError, IndexLoadError
+from ..errors import IndexBuildError, IndexLoadError
 
 ARRAY = "ann_usearch"
 # HNSW graph degree and build-time beam; search-time beam; surfaces asked for per prompt.
@@ -82,7 +82,7 @@ class NearestSurfaces:
 
     def __init__(self, blob: NDArray[np.uint8], info: dict[str, Any], where: str,
                  shape: tuple[int, int], hint: str | None = None) -> None:
-        from gov.core.index.ann_check import GraphProblem, check_graph
+        from .ann_check import GraphProblem, check_graph
 
         candidates = _setting(info, "candidates", where, hint)
         expansion = _setting(info, "expansion_search", where, hint)

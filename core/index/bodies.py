@@ -43,7 +43,7 @@ class Passages:
 def first_passages(documents: Sequence[Any], per_document: int = PASSAGES_PER_DOCUMENT
                    ) -> list[list[str]]:
     """Each document's first ``per_document`` passages (what :func:`body_vectors` embeds)."""
-    from gov.core.corpus.passages import passages
+    from ..corpus.passages import passages
 
     return [passages(doc.text)[:per_document] for doc in documents]
 
@@ -60,8 +60,8 @@ def body_vectors(documents: Sequence[Any], model_id: str, dim: int,
     """One summary vector per document (zeros: no body), which documents have one, a
     summary of the work, and the passages embedded. ``download``: the user named the model;
     ``per_doc``: :func:`first_passages` of ``documents``, when the caller has them already."""
-    from gov.core.encode.cache import embed_missing
-    from gov.core.encode.embedding import model_sha256
+    from ..encode.cache import embed_missing
+    from ..encode.embedding import model_sha256
 
     if per_doc is None:
         per_doc = first_passages(documents, per_document)

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gov.core.encode.tfidf import LexicalArrays, LexicalScorer
-from gov.core.index import termhash
+from ..encode.tfidf import LexicalArrays, LexicalScorer
+from . import termhash
 
 if TYPE_CHECKING:
-    from gov.core.corpus.document import Document
+    from ..corpus.document import Document
 
 # Added to the lexical score per unit of body cosine: under the shipped point's lexical
 # weight (0.25), the body cosine itself in the fused score. Chosen by the first route's
@@ -46,7 +46,7 @@ def document_text(doc: Document) -> str:
     trigger are the surfaces' words already; counted again here they would double the
     words' weight on corpora whose bodies say nothing (intent corpora with one neutral
     sentence), measured in ``docs/quality.md``."""
-    from gov.core.corpus.markdown import is_header_line, split_front_matter
+    from ..corpus.markdown import is_header_line, split_front_matter
 
     _, rest, _ = split_front_matter(doc.text)
     return "\n".join(line for line in rest.splitlines()
@@ -55,7 +55,7 @@ def document_text(doc: Document) -> str:
 
 def fit_arrays(documents: Sequence[Document]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays to store and the header's summary (build time: scikit-learn)."""
-    from gov.core.encode.tfidf import fit
+    from ..encode.tfidf import fit
 
     fitted = fit([document_text(doc) for doc in documents], ngram_range=NGRAM_RANGE,
                  sublinear=True, stem=True)

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from gov.core.atomic import atomic_writer
-from gov.core.bounded import NotRegularFile, open_regular
-from gov.core.errors import IndexLoadError
+from ..atomic import atomic_writer
+from ..bounded import NotRegularFile, open_regular
+from ..errors import IndexLoadError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,7 +52,7 @@ def rebuild_hint(path: str | os.PathLike[str], header: dict[str, Any] | None = N
     crafted: each is shown only if it is plain text, and shell-quoted."""
     import shlex
 
-    from gov.core.sanitize import clean
+    from ..sanitize import clean
 
     raw = (header or {}).get("roots")
     roots = [root for root in raw[:8] if isinstance(root, str) and root

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from gov.core.corpus.document import FileStamp, Skip
-from gov.core.errors import IndexLoadError
-from gov.core.index.fileformat import rebuild_hint
+from ..corpus.document import FileStamp, Skip
+from ..errors import IndexLoadError
+from .fileformat import rebuild_hint
 
 INDEX_SCHEMA = 1
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gov.core.corpus.document import Skip
-from gov.core.index.stored import StoredIndex
+from ..corpus.document import Skip
+from .stored import StoredIndex
 
 
 @dataclass(frozen=True)

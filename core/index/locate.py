@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gov.core.errors import IndexLoadError
+    from ..errors import IndexLoadError
 
 GOV_DIR = ".gov"  # the one spelling of gov's project folder (the corpus walker skips it too)
 INDEX_FILE = "index"
@@ -153,7 +153,7 @@ def build_hint(path: str | os.PathLike[str], corpus_option: bool = True) -> str:
 def no_index(path: str | os.PathLike[str], corpus_option: bool = True) -> IndexLoadError:
     """The error every command, the hook and the server give when ``path`` holds no index
     (``corpus_option``: the command can build one itself with ``--corpus``)."""
-    from gov.core.errors import IndexLoadError
+    from ..errors import IndexLoadError
 
     return IndexLoadError(f"no index at {path}", hint=build_hint(path, corpus_option))
 

@@ -17,24 +17,24 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.corpus.reader import corpus_stamps, file_sha256
-from gov.core.encode import bundle
-from gov.core.encode.tfidf import LexicalArrays
-from gov.core.errors import GovError, IndexLoadError
-from gov.core.index import doctable, termhash
-from gov.core.index.fileformat import (
+from ..corpus.reader import corpus_stamps, file_sha256
+from ..encode import bundle
+from ..encode.tfidf import LexicalArrays
+from ..errors import GovError, IndexLoadError
+from . import doctable, termhash
+from .fileformat import (
     IndexFile,
     open_index_file,
     read_array_bytes,
     read_header,
     rebuild_hint,
 )
-from gov.core.index.header import IndexHeader
-from gov.core.index.surfaces import surfaces_of
-from gov.core.index.validate import check_index
+from .header import IndexHeader
+from .surfaces import surfaces_of
+from .validate import check_index
 
 if TYPE_CHECKING:
-    from gov.core.index.build import BuiltIndex
+    from .build import BuiltIndex
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gov.core import sanitize
+from .. import sanitize
 
 # The dtype each array is written with (numpy's ``dtype.str``).
 DTYPES = {

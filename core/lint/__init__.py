@@ -8,7 +8,7 @@ each with its rule, severity, file, line and a one-line fix.
 
 from __future__ import annotations
 
-from gov.core.lint.findings import Finding, LintReport
-from gov.core.lint.linter import lint_corpus, lint_index, lint_paths
+from .findings import Finding, LintReport
+from .linter import lint_corpus, lint_index, lint_paths
 
 __all__ = ["Finding", "LintReport", "lint_corpus", "lint_index", "lint_paths"]

@@ -19,10 +19,10 @@ from typing import Any
 
 import orjson
 
-from gov.core.bounded import MEGABYTE, read_regular
-from gov.core.errors import GovError
-from gov.core.index.neighbours import Thresholds as DuplicateThresholds
-from gov.core.lint.rules import BY_ID
+from ..bounded import MEGABYTE, read_regular
+from ..errors import GovError
+from ..index.neighbours import Thresholds as DuplicateThresholds
+from .rules import BY_ID
 
 CONFIG_LIMIT = 1 * MEGABYTE  # bytes of a lint config read at most
 

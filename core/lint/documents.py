@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gov.core.corpus.markdown import ParsedMarkdown, ParseProblem, parse_markdown
+from ..corpus.markdown import ParsedMarkdown, ParseProblem, parse_markdown
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gov.core.lint.rules import RANK
+from .rules import RANK
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ import numpy as np
 import orjson
 from numpy.typing import NDArray
 
-from gov.core.encode import bundle
-from gov.core.routing.router import Router
-from gov.core.routing.select import rank_many, select
+from ..encode import bundle
+from ..routing.router import Router
+from ..routing.select import rank_many, select
 
 BANK = "background_prompts.jsonl"
 BATCH = 64
@@ -56,7 +56,7 @@ def bank_prompts() -> list[str]:
 def bank_vectors(router: Router, prompts: Sequence[str]) -> NDArray[np.float32] | None:
     """The prompts' vectors: from the embedding cache, else embedded and cached (``None``
     when routing is by words alone)."""
-    from gov.core.encode.cache import EmbeddingCache, model_folder
+    from ..encode.cache import EmbeddingCache, model_folder
     model_id = router.model_id
     if model_id is None or router.degraded is not None:
         return None

@@ -23,26 +23,26 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gov.core.corpus.document import Corpus
-from gov.core.errors import GovError
-from gov.core.index import neighbours
-from gov.core.index.stored import StoredIndex, open_stored
-from gov.core.lint import surface_rules
-from gov.core.lint.config import LintConfig, find_config, load_config
-from gov.core.lint.documents import LintDocument, lint_document
-from gov.core.lint.findings import Finding, LintReport, Skipped, ordered
-from gov.core.lint.hubs import bank_prompts, hub_counts
-from gov.core.lint.overlap import (
+from ..corpus.document import Corpus
+from ..errors import GovError
+from ..index import neighbours
+from ..index.stored import StoredIndex, open_stored
+from ..routing.router import Router
+from . import surface_rules
+from .config import LintConfig, find_config, load_config
+from .documents import LintDocument, lint_document
+from .findings import Finding, LintReport, Skipped, ordered
+from .hubs import bank_prompts, hub_counts
+from .overlap import (
     family_findings,
     family_summaries,
     overlap_findings,
     subsumed_findings,
 )
-from gov.core.lint.shadowed import ShadowFinder
-from gov.core.routing.router import Router
+from .shadowed import ShadowFinder
 
 if TYPE_CHECKING:
-    from gov.core.corpus.reader import OnDuplicate
+    from ..corpus.reader import OnDuplicate
 
 Problems = Sequence[tuple[str, int | None, str] | tuple[str, int | None, str, str]]
 
@@ -337,7 +337,7 @@ def lint_corpus(corpus: Corpus, *, config: LintConfig | None = None,
     """Lint a corpus read with :func:`gov.core.corpus.reader.load_corpus`: with the index at
     ``index`` when it is fresh for it, else an index built in memory (reusing ``index``'s
     vectors for unchanged surfaces)."""
-    from gov.core.routing.indexes import build_index
+    from ..routing.indexes import build_index
 
     started = time.perf_counter()
     if config is None:
@@ -371,7 +371,7 @@ def lint_paths(paths: Sequence[str | os.PathLike[str]], *, config: LintConfig | 
                on_duplicate: OnDuplicate = "qualify") -> LintReport:
     """Read the corpus under ``paths`` and lint it (``gov lint PATHS``); a skipped file is
     a finding, not a warning."""
-    from gov.core.corpus.reader import load_corpus
+    from ..corpus.reader import load_corpus
 
     corpus = load_corpus(paths, warn=warn or (lambda _message: None), on_duplicate=on_duplicate)
     if config is None:

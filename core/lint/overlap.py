@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.index.neighbours import Layout, Narrower, Pair
-from gov.core.lint.documents import LintDocument
-from gov.core.lint.findings import Finding
+from ..index.neighbours import Layout, Narrower, Pair
+from .documents import LintDocument
+from .findings import Finding
 
 RowsOf = Callable[[int, int], NDArray[np.float32]]
 

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.index.neighbours import Layout
-from gov.core.routing.confidence import logistic_many
-from gov.core.routing.point import OperatingPoint
-from gov.core.routing.select import rank_many
-from gov.core.scoring.pooling import SurfaceGroups, mix_bodies
+from ..index.neighbours import Layout
+from ..routing.confidence import logistic_many
+from ..routing.point import OperatingPoint
+from ..routing.select import rank_many
+from ..scoring.pooling import SurfaceGroups, mix_bodies
 
 if TYPE_CHECKING:
-    from gov.core.routing.background import Background
+    from ..routing.background import Background
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class ShadowFinder:
                 & ~(second & (ranked.top2 == owners)))
         if not lost.any():
             return
-        from gov.core.routing.fusion import fuse
+        from ..routing.fusion import fuse
 
         fused = fuse(lexical[lost], None if semantic is None else semantic[lost], self.point).fused
         for index, row in enumerate(np.flatnonzero(lost).tolist()):

@@ -13,10 +13,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 
-from gov.core.lint.config import LintConfig
-from gov.core.lint.documents import LintDocument
-from gov.core.lint.findings import Finding
-from gov.core.lint.rules import BY_ID
+from .config import LintConfig
+from .documents import LintDocument
+from .findings import Finding
+from .rules import BY_ID
 
 WORD_RE = re.compile(r"(?u)\b\w\w+\b")
 BYTES_PER_TOKEN = 4

@@ -44,10 +44,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from gov.core.index.bodies import Passages
-    from gov.core.index.build import BuiltIndex
-    from gov.core.routing.point import OperatingPoint
-    from gov.core.scoring.scorer import Scorer
+    from ..index.bodies import Passages
+    from ..index.build import BuiltIndex
+    from ..scoring.scorer import Scorer
+    from .point import OperatingPoint
 
 SCREEN_COSINE = 0.65
 HUB_K = 10
@@ -198,10 +198,10 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
     it (arrays and a header field); needs the index's embeddings."""
     from dataclasses import replace
 
-    from gov.core.encode.cache import embed_missing
-    from gov.core.encode.embedding import model_sha256, release
-    from gov.core.index.stored import StoredIndex
-    from gov.core.scoring.scorer import Scorer
+    from ..encode.cache import embed_missing
+    from ..encode.embedding import model_sha256, release
+    from ..index.stored import StoredIndex
+    from ..scoring.scorer import Scorer
 
     stored = StoredIndex(built)
     scorer = Scorer(stored)
@@ -256,7 +256,7 @@ def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],
     sorted best gate scores; their sorted best gate scores over the other documents only
     (the orphan floor's); and how often the best document was the line's own (a label-free
     estimate of nearest-document top-1)."""
-    from gov.core.index.surfaces import EXAMPLE
+    from ..index.surfaces import EXAMPLE
 
     assert scorer.embeddings is not None
     examples = np.flatnonzero(np.asarray(stored.surface_kind) == EXAMPLE)
@@ -321,7 +321,7 @@ def _left_out(groups: Any, sims: NDArray[Any], rows: NDArray[np.int64],
 def _fit_head(scorer: Scorer, passages: Passages | None, bank: NDArray[np.float32]
               ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """The head: documents (their surfaces and first passages) against the bank ("none")."""
-    from gov.core.scoring.learned import fit_classifier
+    from ..scoring.learned import fit_classifier
 
     assert scorer.embeddings is not None
     documents = scorer.documents

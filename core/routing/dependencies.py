@@ -6,8 +6,8 @@ alarms count only the routes the router chose.
 
 from __future__ import annotations
 
-from gov.core.index.stored import StoredIndex
-from gov.core.routing.answer import Route
+from ..index.stored import StoredIndex
+from .answer import Route
 
 
 def expand(stored: StoredIndex, routes: list[Route]) -> list[Route]:

@@ -8,8 +8,8 @@ rare: the shipped default is chosen to transfer, so only a real mismatch speaks.
 
 from __future__ import annotations
 
-from gov.core.index.header import IndexHeader
-from gov.core.routing.point import OperatingPoint
+from ..index.header import IndexHeader
+from .point import OperatingPoint
 
 
 def reasons(point: OperatingPoint, header: IndexHeader) -> list[str]:

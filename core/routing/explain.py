@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.index.surfaces import LEARNED, TRIGGER
-from gov.core.sanitize import clean
-from gov.core.scoring.scorer import Scorer
+from ..index.surfaces import LEARNED, TRIGGER
+from ..sanitize import clean
+from ..scoring.scorer import Scorer
 
 MAX_QUOTE = 80
 # A word discriminates when at most this share of the corpus's surfaces hold it (and at

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from gov.core.routing.point import OperatingPoint
+    from .point import OperatingPoint
 
 FloatArray = NDArray[np.float64]
 Admitted = NDArray[np.bool_]

@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gov.core.routing.answer import RouteAnswer, error_row
+from .answer import RouteAnswer, error_row
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from .router import Router
 
 DEFAULT_BATCH_SIZE = 32
 
@@ -82,7 +82,7 @@ def _route(router: Router, batch: Sequence[Item], explain: bool) -> list[Routed]
 
 def parse_jsonl(raw_lines: Iterable[bytes], first_line: int = 1) -> Iterator[Item]:
     """One item per non-blank JSONL line, as ``gov route`` reads stdin."""
-    from gov.core.jsonl import BOM, decode_line
+    from ..jsonl import BOM, decode_line
 
     for number, raw in enumerate(raw_lines, start=first_line):
         stripped = raw.rstrip(b"\r\n")

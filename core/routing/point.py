@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from gov.core.atomic import write_bytes_atomic
-from gov.core.bounded import MEGABYTE, read_regular
-from gov.core.errors import OperatingPointError
+from ..atomic import write_bytes_atomic
+from ..bounded import MEGABYTE, read_regular
+from ..errors import OperatingPointError
 
 POINT_LIMIT = 4 * MEGABYTE  # bytes of an operating point file read at most
 
 if TYPE_CHECKING:
-    from gov.core.scoring.learned import LearnedArrays
+    from ..scoring.learned import LearnedArrays
 
 FILE_FORMAT = 1
 
@@ -309,7 +309,7 @@ def check_model(point: OperatingPoint, model_id: str, where: str) -> None:
 
 def point_learned(point: OperatingPoint, dim: int | None) -> LearnedArrays | None:
     """The learned arrays of a point read from a file (``None`` when it has none)."""
-    from gov.core.scoring.learned import load_learned
+    from ..scoring.learned import load_learned
 
     path = point.learned_path()
     if path is None or point.learned is None:

@@ -16,23 +16,23 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.errors import OperatingPointError
-from gov.core.index.header import IndexHeader
-from gov.core.index.stored import IndexedDocument, StoredIndex
-from gov.core.routing import dependencies, divergence
-from gov.core.routing.answer import Route, RouteAnswer
-from gov.core.routing.background import Background
-from gov.core.routing.explain import next_steps, why
-from gov.core.routing.point import (
+from ..errors import OperatingPointError
+from ..index.header import IndexHeader
+from ..index.stored import IndexedDocument, StoredIndex
+from ..scoring.learned import from_arrays
+from ..scoring.scorer import DEGRADED_LEXICAL, Scorer
+from . import dependencies, divergence
+from .answer import Route, RouteAnswer
+from .background import Background
+from .explain import next_steps, why
+from .point import (
     OperatingPoint,
     check_model,
     point_learned,
     stored_or_default,
 )
-from gov.core.routing.select import Gate, rank, select
-from gov.core.routing.sources import SourceFiles
-from gov.core.scoring.learned import from_arrays
-from gov.core.scoring.scorer import DEGRADED_LEXICAL, Scorer
+from .select import Gate, rank, select
+from .sources import SourceFiles
 
 # Documents an explanation lists, nearest first.
 EXPLAIN_NEAREST = 3
@@ -334,7 +334,7 @@ class Router:
         return out
 
     def _record_library(self, answers: list[RouteAnswer], started: float) -> None:
-        from gov.core import telemetry
+        from .. import telemetry
 
         if not telemetry.enabled():
             return

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.routing.confidence import features, logistic_many
-from gov.core.routing.fusion import Fused, fuse
+from .confidence import features, logistic_many
+from .fusion import Fused, fuse
 
 if TYPE_CHECKING:
-    from gov.core.routing.background import Background
-    from gov.core.routing.point import OperatingPoint
+    from .background import Background
+    from .point import OperatingPoint
 
 FloatArray = NDArray[np.float64]
 

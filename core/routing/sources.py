@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from gov.core.corpus.reader import document_text
+from ..corpus.reader import document_text
 
 if TYPE_CHECKING:
-    from gov.core.index.stored import StoredIndex
+    from ..index.stored import StoredIndex
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.atomic import write_bytes_atomic
-from gov.core.errors import OperatingPointError
+from ..atomic import write_bytes_atomic
+from ..errors import OperatingPointError
 
 ARRAYS = ("vectors", "classifier_weights", "classifier_bias")
 

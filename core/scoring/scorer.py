@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from gov.core.encode.tfidf import LexicalScorer
-from gov.core.errors import IndexLoadError, ModelError
-from gov.core.index import body_words
-from gov.core.index.stored import StoredIndex
-from gov.core.index.surfaces import LEARNED
-from gov.core.scoring.learned import LearnedArrays, softmax_rows
-from gov.core.scoring.pooling import SurfaceGroups, mix_bodies
+from ..encode.tfidf import LexicalScorer
+from ..errors import IndexLoadError, ModelError
+from ..index import body_words
+from ..index.stored import StoredIndex
+from ..index.surfaces import LEARNED
+from .learned import LearnedArrays, softmax_rows
+from .pooling import SurfaceGroups, mix_bodies
 
 DEGRADED_LEXICAL = "lexical-only"
 
@@ -71,7 +71,7 @@ class Scorer:
         # The approximate-search graph, when the index has one and exact search is not asked.
         self.nearest: Any = None
         if self.embeddings is not None and stored.header.ann is not None and not exact:
-            from gov.core.index.ann import ARRAY, NearestSurfaces
+            from ..index.ann import ARRAY, NearestSurfaces
 
             self.nearest = NearestSurfaces(
                 stored.array(ARRAY), stored.header.ann, stored.where,
@@ -95,7 +95,7 @@ class Scorer:
     def encoder(self) -> Any:
         """The query encoder, loaded on first use; on failure scoring degrades to words."""
         if self._encoder is None and self.degraded is None:
-            from gov.core.encode.embedding import get_encoder
+            from ..encode.embedding import get_encoder
 
             try:
                 self._encoder = get_encoder(self.stored.model_id)

@@ -19,10 +19,10 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
-from gov.core.sanitize import MAX_NAME_LENGTH, capped, clean
+from ..sanitize import MAX_NAME_LENGTH, capped, clean
 
 if TYPE_CHECKING:
-    from gov.core.routing.answer import RouteAnswer
+    from ..routing.answer import RouteAnswer
 
 MAX_BYTES = 1024
 CATALOGUE_MAX_BYTES = 2048

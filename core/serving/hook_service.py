@@ -17,17 +17,17 @@ import time
 import weakref
 from typing import TYPE_CHECKING
 
-from gov.core.serving import wire
-from gov.core.serving.hook_turn import ENV_KEYS, Turn, catalogue_of, run
-from gov.core.serving.identity import signature
-from gov.core.serving.reads import Catalogue
-from gov.core.serving.sessions import Session, SessionFiles, SessionStore
-from gov.core.telemetry.losses import count_loss
-from gov.core.telemetry.sinks import on_loss, sink_for
+from ..telemetry.losses import count_loss
+from ..telemetry.sinks import on_loss, sink_for
+from . import wire
+from .hook_turn import ENV_KEYS, Turn, catalogue_of, run
+from .identity import signature
+from .reads import Catalogue
+from .sessions import Session, SessionFiles, SessionStore
 
 if TYPE_CHECKING:
-    from gov.core.routing.answer import RouteAnswer
-    from gov.core.serving.server import ServerState
+    from ..routing.answer import RouteAnswer
+    from .server import ServerState
 
 MAGIC = wire.MAGIC
 READ_SECONDS = 10.0  # a request arrives whole within this, or it is dropped
@@ -101,13 +101,13 @@ def sessions_of(state: ServerState) -> SessionStore:
 
 def session_folder() -> str:
     """Where the hook keeps session state files while no warm server runs."""
-    from gov.core.serving.protocol import runtime_dir
+    from .protocol import runtime_dir
 
     return str(runtime_dir() / "sessions")
 
 
 def _count_in_runtime_folder(reason: str) -> None:
-    from gov.core.serving.protocol import runtime_dir
+    from .protocol import runtime_dir
 
     count_loss(runtime_dir(), reason)
 

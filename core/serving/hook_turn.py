@@ -20,17 +20,17 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gov.core import telemetry
-from gov.core.index.locate import FORWARDED_ENVS, Found, find_index
-from gov.core.serving import harness
-from gov.core.serving.hook_context import MIN_PROMPT_CHARS, catalogue, render
-from gov.core.serving.reads import Catalogue, reads
-from gov.core.serving.sessions import Session, SessionFiles, SessionStore, session_key
-from gov.core.serving.wire import MAX_PROMPT_CHARS
+from .. import telemetry
+from ..index.locate import FORWARDED_ENVS, Found, find_index
+from . import harness
+from .hook_context import MIN_PROMPT_CHARS, catalogue, render
+from .reads import Catalogue, reads
+from .sessions import Session, SessionFiles, SessionStore, session_key
+from .wire import MAX_PROMPT_CHARS
 
 if TYPE_CHECKING:
-    from gov.core.routing.answer import RouteAnswer
-    from gov.core.routing.router import Router
+    from ..routing.answer import RouteAnswer
+    from ..routing.router import Router
 
 MAX_STDIN = 4 * 1024 * 1024
 # what a hook process tells the server: what finds the index, and where telemetry goes
@@ -181,7 +181,7 @@ def _checked(options: dict[str, Any], payload: dict[str, Any], cwd: str,
              environ: Mapping[str, str]) -> tuple[str, str | None, bool]:
     """The index, the operating point, and whether the paragraph must name the index
     (``gov show`` run from the payload's folder would not find it by itself)."""
-    from gov.core.index.locate import no_index
+    from ..index.locate import no_index
 
     found = _found(options, payload, cwd, environ)
     point = os.path.abspath(os.path.join(cwd, options["point"])) if options["point"] else None
@@ -386,8 +386,8 @@ class InProcess:
         self._loaded: dict[tuple[str, str | None], Router] = {}
 
     def route(self, index: str, point: str | None, prompt: str) -> RouteAnswer:
-        from gov.core.routing.indexes import load_index
-        from gov.core.routing.point import load_operating_point
+        from ..routing.indexes import load_index
+        from ..routing.point import load_operating_point
 
         self.used = True
         key = (index, point)
@@ -397,13 +397,13 @@ class InProcess:
         return self._loaded[key].route(prompt, record=False)
 
     def names(self, index: str, point: str | None) -> list[str]:
-        from gov.core.index.stored import read_document_names
+        from ..index.stored import read_document_names
 
         self.used = True
         return read_document_names(index)
 
     def catalogue(self, index: str, point: str | None) -> Catalogue:
-        from gov.core.routing.indexes import load_index
+        from ..routing.indexes import load_index
 
         self.used = True
         key = (index, point)
@@ -415,7 +415,7 @@ class InProcess:
         """The session's state file, when read tracking keeps one (telemetry is on)."""
         if self.files is None:
             return None
-        from gov.core.index.stored import read_document_names
+        from ..index.stored import read_document_names
 
         known = frozenset(read_document_names(index))
         return self.files.load(key, known.__contains__)

@@ -14,7 +14,7 @@ runtime folder is the user's alone).
 import os
 import sys
 
-from gov.core import __version__
+from .. import __version__
 
 _CACHE: list[str] = []
 

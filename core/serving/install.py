@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from gov.core.errors import InputError, UsageError
-from gov.core.serving.harness import HARNESSES
+from ..errors import InputError, UsageError
+from .harness import HARNESSES
 
 Layout = Literal["nested", "flat"]
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024
@@ -152,8 +152,8 @@ def settings_path(harness: str, project: Path | None = None, user: bool = False,
 def read_settings(path: Path) -> dict[str, Any] | None:
     """The settings object in ``path``; None when there is no file. A file that is not a JSON
     object is an input error naming its line; nothing is written over it."""
-    from gov.core.corpus.markdown import ParseProblem
-    from gov.core.corpus.walk import read_bounded
+    from ..corpus.markdown import ParseProblem
+    from ..corpus.walk import read_bounded
 
     if not path.exists():
         return None
@@ -330,14 +330,14 @@ def uninstall(harness: str, path: Path, *, dry_run: bool = False) -> Change:
 
 
 def _read_text(path: Path) -> str:
-    from gov.core.corpus.walk import read_bounded
+    from ..corpus.walk import read_bounded
 
     data: bytes = read_bounded(path, MAX_SETTINGS_BYTES, "a settings file")
     return data.decode("utf-8")
 
 
 def _write(path: Path, text: str, previous: str | None, backup: Path | None) -> None:
-    from gov.core.atomic import write_bytes_atomic
+    from ..atomic import write_bytes_atomic
 
     try:
         if backup is not None and previous is not None:

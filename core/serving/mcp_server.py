@@ -29,18 +29,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import orjson
 from pydantic import BaseModel, Field, PlainValidator, WithJsonSchema
 
-from gov.core import __version__, telemetry
-from gov.core.cards import tools as card_tools
-from gov.core.cards.contracts import builtin_contract
-from gov.core.cards.schema import Problem, card_schema
-from gov.core.cards.validate import check_card
-from gov.core.cards.verify import verify
-from gov.core.encode import bundle
-from gov.core.errors import GovError
-from gov.core.serving import mcp_resources
+from .. import __version__, telemetry
+from ..cards import tools as card_tools
+from ..cards.contracts import builtin_contract
+from ..cards.schema import Problem, card_schema
+from ..cards.validate import check_card
+from ..cards.verify import verify
+from ..encode import bundle
+from ..errors import GovError
+from . import mcp_resources
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
 SERVER_NAME = "gov"
 MAX_ROUTES = 2
@@ -223,8 +223,8 @@ def _pin_encoder(index: Router, threads: int) -> None:
     call against onnxruntime's pool, one thread used less CPU per embedding (7.6 vs 8.8 ms)
     and its fastest call was faster (5.9 vs 6.6 ms), leaving a core to the agent's builds.
     """
-    from gov.core.encode.embedding import OnnxEncoder
-    from gov.core.errors import ModelError
+    from ..encode.embedding import OnnxEncoder
+    from ..errors import ModelError
 
     with contextlib.suppress(ModelError):  # the index's own loader reports it on first use
         index.use_encoder(OnnxEncoder(threads=threads))

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from gov.core.errors import InputError, UsageError
+from ..errors import InputError, UsageError
 
 INSTALL_HINT = "pip install 'gov[ray]' (or pyarrow)"
 

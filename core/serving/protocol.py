@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gov.core.errors import GovError
-from gov.core.serving import identity as ident
-from gov.core.serving import wire
+from ..errors import GovError
+from . import identity as ident
+from . import wire
 
 if TYPE_CHECKING:
     import subprocess

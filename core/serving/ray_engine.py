@@ -45,7 +45,7 @@ def shards(path: str | os.PathLike[str], batch_size: int = 32,
     scores exactly the batches a single process would: a matrix product's last bits
     depend on how many prompts share it, and the outputs must match to the last digit.
     """
-    from gov.core.jsonl import BOM
+    from ..jsonl import BOM
 
     per_shard = max(1, shard_records // batch_size) * batch_size
     out: list[Shard] = []
@@ -86,8 +86,8 @@ class ShardRouter:
             from threadpoolctl import threadpool_limits
 
             self._blas = threadpool_limits(limits=blas_threads, user_api="blas")
-        from gov.core.routing.indexes import load_index
-        from gov.core.routing.point import load_operating_point
+        from ..routing.indexes import load_index
+        from ..routing.point import load_operating_point
 
         point = load_operating_point(operating_point) if operating_point else None
         self.index = load_index(index_path, operating_point=point, lexical_only=lexical_only)
@@ -100,8 +100,8 @@ class ShardRouter:
         self.batch_size = batch_size
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from gov.core.jsonl import dumps
-        from gov.core.routing.pipeline import BatchCounts, route_jsonl
+        from ..jsonl import dumps
+        from ..routing.pipeline import BatchCounts, route_jsonl
 
         blobs, counts_rows, errors, abstained, loads = [], [], [], [], []
         for start, end, first in zip(batch["start"], batch["end"], batch["first_line"],
@@ -135,9 +135,9 @@ def pin_encoder(index: Any, threads: int) -> None:
     onnxruntime otherwise starts one thread per core in every actor, and N actors on N
     cores would fight over them.
     """
-    from gov.core.encode import bundle
-    from gov.core.encode.embedding import OnnxEncoder
-    from gov.core.errors import ModelError
+    from ..encode import bundle
+    from ..encode.embedding import OnnxEncoder
+    from ..errors import ModelError
 
     spec = bundle.spec(index.model_id)
     if spec.runtime != "onnx":

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router
+    from ..routing.router import Router
 
-from gov.core import __version__
-from gov.core.errors import GovError
-from gov.core.serving import hook_service, wire
-from gov.core.serving.protocol import (
+from .. import __version__
+from ..errors import GovError
+from . import hook_service, wire
+from .protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
     encode,
@@ -77,8 +77,8 @@ class ServerState:
             cached = self.indexes.get(key)
             if cached is not None and cached[0] == signature:
                 return cached[1]
-            from gov.core.routing.indexes import load_index
-            from gov.core.routing.point import load_operating_point
+            from ..routing.indexes import load_index
+            from ..routing.point import load_operating_point
 
             loaded = load_index(path, verify=True,
                                 operating_point=load_operating_point(point) if point else None)
@@ -192,7 +192,7 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
         os.umask(old_umask)
     os.chmod(path, 0o600)
     retire_stale(folder)
-    from gov.core.encode.embedding import get_encoder
+    from ..encode.embedding import get_encoder
 
     with contextlib.suppress(GovError):
         get_encoder()

@@ -193,7 +193,7 @@ class SessionFiles:
         return session
 
     def save(self, key: str, session: Session) -> None:
-        from gov.core.atomic import write_bytes_atomic
+        from ..atomic import write_bytes_atomic
 
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
         write_bytes_atomic(self._path(key), json.dumps(session.to_json()).encode(), mode=0o600)

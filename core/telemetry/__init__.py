@@ -9,8 +9,8 @@ because the hook records through it on every turn. The report over a log is
 :mod:`gov.core.telemetry.report`, imported only by ``gov telemetry report``.
 """
 
-from gov.core.telemetry.attempt import Attempt, attempt, delivered_ms, process_start
-from gov.core.telemetry.events import (
+from .attempt import Attempt, attempt, delivered_ms, process_start
+from .events import (
     ADAPTERS,
     ENV_PATH,
     FAILURE_CLASSES,
@@ -32,7 +32,7 @@ from gov.core.telemetry.events import (
     rfc3339,
     validate_event,
 )
-from gov.core.telemetry.sinks import (
+from .sinks import (
     JsonlSink,
     MemorySink,
     Sink,

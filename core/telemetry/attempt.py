@@ -44,9 +44,9 @@ from collections.abc import Collection, Iterable
 from types import TracebackType
 from typing import Any, Literal
 
-from gov.core.errors import GovError
-from gov.core.telemetry.events import _STATS, Adapter
-from gov.core.telemetry.sinks import Sink, active_sink, otel_wanted, record
+from ..errors import GovError
+from .events import _STATS, Adapter
+from .sinks import Sink, active_sink, otel_wanted, record
 
 # --- timing -------------------------------------------------------------------------
 

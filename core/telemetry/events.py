@@ -16,7 +16,7 @@ import time
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any, Literal
 
-from gov.core import __version__
+from .. import __version__
 
 SCHEMA_VERSION = 2  # 2 added kind, session, read events and the cli-stream adapter
 ENV_PATH = "GOV_TELEMETRY_PATH"

@@ -68,7 +68,7 @@ def _count(path: Path, reason: str) -> None:
 
 def read_losses(folder: str | os.PathLike[str]) -> Losses | None:
     """The losses counted in ``folder``, or ``None`` when there are none (or none readable)."""
-    from gov.core.bounded import read_regular
+    from ..bounded import read_regular
 
     try:
         return _parse(read_regular(Path(folder) / FILE_NAME, _LIMIT))

@@ -28,8 +28,8 @@ import os
 import threading
 from typing import Any
 
-from gov.core import __version__
-from gov.core.telemetry.events import _STATS
+from .. import __version__
+from .events import _STATS
 
 EXPORT_TIMEOUT_S = 2.0  # a short-lived CLI waits at most about this long at exit
 _lock = threading.Lock()

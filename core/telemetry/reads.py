@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gov.core.telemetry.latency import LatencyHistogram
+from .latency import LatencyHistogram
 
 MAX_PAIRS = 500_000  # (session, document) pairs tracked
 FIX_MIN_ROUTED = 5  # route episodes before a low read rate is worth fixing

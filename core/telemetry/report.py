@@ -18,8 +18,8 @@ from typing import Any
 
 import orjson
 
-from gov.core.telemetry.events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name
-from gov.core.telemetry.latency import (
+from .events import FAILURE_CLASSES, OUTCOMES, WITHHELD, is_document_name
+from .latency import (
     INV_LOG_R,
     INV_LOW,
     LOW_MS,
@@ -27,8 +27,8 @@ from gov.core.telemetry.latency import (
     TOP_BIN,
     LatencyHistogram,
 )
-from gov.core.telemetry.reads import ReadTally as _Reads
-from gov.core.telemetry.since import parse_since
+from .reads import ReadTally as _Reads
+from .since import parse_since
 
 __all__ = ["parse_since", "summarize"]  # parse_since lives in since.py
 

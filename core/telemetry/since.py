@@ -6,7 +6,7 @@ import re
 import time
 from datetime import UTC, datetime
 
-from gov.core.telemetry.events import rfc3339
+from .events import rfc3339
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

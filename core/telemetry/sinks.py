@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from gov.core.telemetry.events import (
+from .events import (
     _STATS,
     ENV_PATH,
     make_event,
@@ -290,7 +290,7 @@ def emit(event: Mapping[str, Any], sink: Sink | None = None) -> None:
 def _to_otel(event: dict[str, Any]) -> None:
     """Hand the event to OpenTelemetry (the ``gov[otel]`` extra); never raises."""
     try:
-        from gov.core.telemetry.otel import export
+        from .otel import export
 
         export(event)
     except Exception:  # missing extra, broken SDK: counted, never a turn
