@@ -163,7 +163,8 @@ def test_export_refuses_invalid_cards_and_import_names_them(tmp_path: Path) -> N
     nothing = tmp_path / "nothing.json"
     nothing.write_text(json.dumps({"parts": [{"text": "hello"}]}))
     none = run_gov("card", "import", "--from", "a2a", str(nothing))
-    assert none.returncode == 1 and "no task cards found" in none.stderr.decode()
+    # A file with no card in the form asked for is an input error (docs/harnesses.md: exit 2).
+    assert none.returncode == 2 and "no task cards found" in none.stderr.decode()
 
 
 def test_library_names_the_protocol_parameter() -> None:
