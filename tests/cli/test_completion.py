@@ -47,7 +47,8 @@ def test_option_values(shell: str) -> None:
     assert offered(shell, "gov route --format ") == ["text", "json", "jsonl"]
     assert offered(shell, "gov route --format j") == ["json", "jsonl"]
     assert offered(shell, "gov lint --on-duplicate ") == ["qualify", "error", "first"]
-    assert offered(shell, "gov index --families ") == ["declared", "auto", "none"]
+    assert offered(shell, "gov index --families ") == ["duplicates", "declared", "auto", "none"]
+    assert offered(shell, "gov index --families d") == ["duplicates", "declared"]
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
