@@ -19,9 +19,12 @@ user + system CPU, peak RSS):
 
 ``--runs`` rounds, the load average printed before each build; the summary gives each
 build's range over the rounds against its target (2 cores: cold 25 s and 600 MB, no-op
-2 s, one edit 3 s)::
+2 s, one edit 3 s). ``--split`` instead builds cold once in one process and prints the CPU
+seconds and peak RSS after each stage (embedding, words model, body words, near-duplicate
+families, head fit, the rest)::
 
     python benchmarks/bench_build_library.py --runs 3
+    python benchmarks/bench_build_library.py --split --reuse-corpus
 """
 
 from __future__ import annotations
@@ -120,6 +123,55 @@ def header_build(index: Path) -> dict[str, Any]:
             "bodies": header.get("bodies")}
 
 
+SPLIT = """
+import json, os, resource, sys, time
+stages = []
+def mark(what):
+    stages.append((what, time.process_time(),
+                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+import gov.core.encode.cache as cache, gov.core.routing.indexes as indexes
+import gov.core.scoring.learned as learned, gov.core.index.build as build
+import gov.core.index.body_words as body_words
+def wrap(module, name, label):
+    function = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        mark("before"); result = function(*args, **kwargs); mark(label(args)); return result
+    setattr(module, name, wrapper)
+wrap(cache, "embed_missing", lambda args: f"embed {len(args[0])} texts")
+wrap(build, "fit", lambda args: "words model")
+wrap(body_words, "fit_arrays", lambda args: "body words")
+wrap(build, "family_arrays", lambda args: "near-duplicate families")
+wrap(learned, "fit_classifier", lambda args: f"head fit ({args[0].shape[0]} rows)")
+from gov.core.corpus.reader import load_corpus
+mark("start")
+corpus = load_corpus([sys.argv[1]], warn=lambda _m: None)
+mark("read the corpus")
+indexes.build_index(corpus)
+mark("build (the rest)")
+last_cpu = stages[0][1]
+for what, cpu, peak in stages[1:]:
+    if what == "before":
+        what = "between stages (surfaces, the gate, arrays)"
+    if what != "before" and cpu - last_cpu >= 0.05:
+        print(json.dumps({"stage": what, "cpu_s": round(cpu - last_cpu, 2),
+                          "peak_rss_mb": round(peak)}))
+    last_cpu = cpu
+print(json.dumps({"stage": "total", "cpu_s": round(stages[-1][1] - stages[0][1], 2),
+                  "peak_rss_mb": round(stages[-1][2])}))
+"""
+
+
+def split(python: str, corpus: Path, work: Path) -> None:
+    """A cold build in one process, its CPU seconds and peak RSS after each stage."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=work))
+    try:
+        child = run([python, "-c", SPLIT, str(corpus)], env={**os.environ,
+                                                              "GOV_CACHE_DIR": str(cache)})
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    print(child.stdout.decode().strip() if child.code == 0 else child.stderr[-2000:])
+
+
 def span(values: list[float], unit: str) -> str:
     low, high = min(values), max(values)
     return f"{low:g} {unit}" if low == high else f"{low:g}-{high:g} {unit}"
@@ -136,6 +188,8 @@ def main() -> int:
                         help="folder for the copied library, indexes and caches")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter whose gov builds (default: this one)")
+    parser.add_argument("--split", action="store_true",
+                        help="instead: one cold build in one process, CPU and peak RSS by stage")
     parser.add_argument("--reuse-corpus", action="store_true",
                         help="keep WORK/corpus if it is there instead of copying it afresh")
     args = parser.parse_args()
@@ -152,6 +206,9 @@ def main() -> int:
     else:
         info = make_corpus(corpus, sources)
     print(json.dumps({"measure": "corpus", "folder": str(corpus), **info}), flush=True)
+    if args.split:
+        split(args.python, corpus, args.work)
+        return 0
     skill = pick_edit(corpus)
     original = skill.read_bytes()
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in TARGETS}
