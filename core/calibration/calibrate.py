@@ -91,7 +91,7 @@ def calibrate_index(
     if result is None or result.winner is None or len(labelled.prompts) >= FEW_LABELS:
         # --max-fa is a promise about unseen prompts: the grid's gate is the most false
         # alarms among these negatives whose upper bound still keeps it.
-        from .few import allowed_false_alarms, negatives_needed
+        from .fa_bound import allowed_false_alarms, negatives_needed
 
         allowed = allowed_false_alarms(labelled.negatives, max_fa)
         gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
@@ -144,7 +144,7 @@ def calibrate_index(
 
 
 def few_level() -> str:
-    from .few import CONFIDENCE
+    from .fa_bound import CONFIDENCE
 
     return f"{CONFIDENCE:.0%}"
 

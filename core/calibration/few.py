@@ -22,7 +22,6 @@ labels name two documents for a prompt (and then only as the moved gate's rule h
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,12 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ..routing.confidence import logistic_many
-from ..routing.select import background_features, rank_many
 from ..scoring.learned import LearnedArrays
 from ..scoring.pooling import mix_bodies
 from .crossfit import FOLDS, fold_of
+from .fa_bound import CONFIDENCE, allowed_false_alarms, fa_upper, negatives_needed
 from .grid import Calibration, Outcome, evaluate_row, expected_matrix
+from .held_out import Gain, Routed, first_routes, gain
 from .labelled import Labelled
 from .metrics import f1_score
 from .scores import Scores
@@ -45,78 +44,8 @@ if TYPE_CHECKING:
     from ..routing.point import OperatingPoint
     from ..routing.router import Router
 
-# The one-sided level of the false-alarm bound.
-CONFIDENCE = 0.90
-# How much a false alarm costs against a top-1 hit when steps are compared.
-FA_WEIGHT = 1.0
 # Prompts naming two or more documents it takes before labels may change the second route.
 MULTI_LABELS = 5
-
-
-def fa_upper(false_alarms: int, negatives: int, confidence: float = CONFIDENCE) -> float:
-    """The one-sided Clopper-Pearson upper bound on a false-alarm rate seen as
-    ``false_alarms`` of ``negatives``: 1.0 when nothing was seen."""
-    if negatives <= 0 or false_alarms >= negatives:
-        return 1.0
-    tail = 1.0 - confidence
-    if false_alarms == 0:
-        return float(1.0 - tail ** (1.0 / negatives))
-
-    def cdf(p: float) -> float:  # P(X <= false_alarms) for X ~ Binomial(negatives, p)
-        logs = [math.lgamma(negatives + 1) - math.lgamma(i + 1) - math.lgamma(negatives - i + 1)
-                + i * math.log(p) + (negatives - i) * math.log1p(-p)
-                for i in range(false_alarms + 1)]
-        top = max(logs)
-        return math.exp(top) * sum(math.exp(v - top) for v in logs)
-
-    low, high = false_alarms / negatives, 1.0 - 1e-12
-    for _ in range(60):
-        middle = (low + high) / 2
-        if cdf(middle) > tail:
-            low = middle
-        else:
-            high = middle
-    return high
-
-
-def allowed_false_alarms(negatives: int, max_fa: float,
-                         confidence: float = CONFIDENCE) -> int | None:
-    """The most false alarms among ``negatives`` that still keep ``max_fa`` at the bound
-    (``None``: even none would not)."""
-    if negatives <= 0 or fa_upper(0, negatives, confidence) > max_fa:
-        return None
-    allowed = 0
-    while allowed + 1 < negatives and fa_upper(allowed + 1, negatives, confidence) <= max_fa:
-        allowed += 1
-    return allowed
-
-
-def negatives_needed(negatives: int, false_alarms: int, max_fa: float,
-                     confidence: float = CONFIDENCE) -> int | None:
-    """How many more ungoverned labels, routed at the rate seen so far, would let the bound
-    keep ``max_fa`` (0: it already does; ``None``: at that rate no number would)."""
-    rate = false_alarms / negatives if negatives else 0.0
-    if rate >= max_fa:
-        return None
-
-    def kept(total: int) -> bool:
-        return fa_upper(round(rate * total), total, confidence) <= max_fa
-
-    if negatives and kept(negatives):
-        return 0
-    high = max(negatives, 1)
-    while not kept(high):
-        high *= 2
-        if high > 1_000_000:
-            return None
-    low = max(negatives, 0)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if kept(middle):
-            high = middle
-        else:
-            low = middle
-    return high - negatives
 
 
 @dataclass
@@ -185,68 +114,6 @@ def example_scores(router: Router, point: OperatingPoint, lexical: NDArray[np.fl
     head = scorer.learned_probabilities(vectors)
     return Scores(lexical, semantic, head, {point.semantic_pool: semantic},
                   families=router.families)
-
-
-@dataclass
-class Routed:
-    """Each prompt's first route under one point: routed at all, and to an expected document."""
-
-    routed: NDArray[np.bool_]
-    correct: NDArray[np.bool_]
-
-
-def first_routes(point: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
-                 background: Background | None) -> Routed:
-    """Which prompts route, and rightly, under ``point``: the selection of a route (the
-    background gate, the confidence floor, the floors) over scores computed once."""
-    pooled = scores.with_pool(point.semantic_pool, point.body_surfaces)
-    many = rank_many(pooled.lexical, pooled.semantic, point, pooled.learned, pooled.families)
-    n = expected.shape[0]
-    rows = np.arange(n)
-    has1 = many.top1 >= 0
-    routed = has1.copy()
-    if point.gate == "background" and background is not None and pooled.semantic is not None:
-        tops = background.gate_scores(pooled.lexical, pooled.semantic, point).max(axis=1)
-        routed &= tops >= background.threshold(point)[0]
-        if point.confidence_weights and point.min_confidence is not None:
-            features = background_features(background, tops, many.fused1, many.fused2,
-                                           pooled.learned, many.top1, pooled.families)
-            routed &= logistic_many(point.confidence_weights, features) >= point.min_confidence
-    elif (point.confidence_weights and point.min_confidence is not None
-          and pooled.semantic is not None):
-        routed &= logistic_many(point.confidence_weights, many.features) >= point.min_confidence
-    correct = routed & np.asarray(expected[rows, np.maximum(many.top1, 0)], dtype=bool)
-    return Routed(routed, correct)
-
-
-@dataclass
-class Gain:
-    """One step's held-out change, prompt by prompt: top-1 on the governed, false alarms on
-    the ungoverned, and the combined utility with its standard error."""
-
-    top1: float
-    top1_error: float
-    false_alarms: float
-    utility: float
-    error: float
-
-
-def gain(after: Routed, before: Routed, positive: NDArray[np.bool_]) -> Gain:
-    """``after`` against ``before`` on the same prompts (paired)."""
-    negative = ~positive
-    hits = after.correct[positive].astype(float) - before.correct[positive].astype(float)
-    alarms = after.routed[negative].astype(float) - before.routed[negative].astype(float)
-
-    def mean_error(values: NDArray[np.float64]) -> tuple[float, float]:
-        if values.size == 0:
-            return 0.0, 0.0
-        spread = float(values.std(ddof=1)) if values.size > 1 else 0.0
-        return float(values.mean()), spread / math.sqrt(values.size)
-
-    top1, top1_error = mean_error(hits)
-    fa, fa_error = mean_error(alarms)
-    return Gain(top1, top1_error, fa, top1 - FA_WEIGHT * fa,
-                math.sqrt(top1_error ** 2 + (FA_WEIGHT * fa_error) ** 2))
 
 
 @dataclass

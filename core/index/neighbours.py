@@ -36,171 +36,65 @@ with an approximate-search graph answers from each surface's nearest surfaces in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .near_pairs import (
+    Cosines,
+    FloatMatrix,
+    Found,
+    Layout,
+    LexicalColumns,
+    Narrower,
+    Pair,
+    Thresholds,
+)
+from .trigger_pairs import (
+    TriggerCandidates,
+    candidates_for,
+    examples_apart,
+    row_cosines,
+    template_filter,
+    trigger_relations,
+)
+from .trigger_words import TriggerWords, content_words
+
+__all__ = [
+    "BLOCK_BYTES",
+    "Cosines",
+    "FloatMatrix",
+    "Found",
+    "Layout",
+    "LexicalColumns",
+    "Narrower",
+    "Pair",
+    "PairFinder",
+    "Thresholds",
+    "TriggerCandidates",
+    "TriggerWords",
+    "block_bounds",
+    "clusters",
+    "content_words",
+    "dense_rows",
+    "detect",
+    "exact_pairs",
+    "examples_apart",
+    "family_ids",
+    "graph_detect",
+    "graph_pairs",
+    "merge",
+    "mutual",
+    "row_cosines",
+    "sparse_rows",
+    "template_filter",
+    "trigger_relations",
+]
+
 # A block of the surface-by-surface matrix holds about this many bytes.
 BLOCK_BYTES = 64 * 1024 * 1024
-FloatMatrix = NDArray[np.float32]
-
-# Words that say nothing of what a trigger is about (any order, any corpus).
-_FUNCTION_WORDS = """
-a about above across after again against all also am an and any are as at be been before
-being below between both but by can could did do does doing down during each either etc
-for from further had has have having he her here hers him his how however i if in into
-is it its itself just may me might more most must my no nor not of off on once only or
-other our ours out over own per same shall she should so some such than that the their
-theirs them then there these they this those through to too under until up upon us very
-via was we were what whatever when whenever where whether which while who whom whose why
-will with within without would yet you your yours
-"""
-FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-_WORD_RE = re.compile(r"(?u)\b\w\w+\b")
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
-
-
-def _stem(word: str) -> str:
-    """A light stem, so that "services", "service" and "deploying", "deploy" meet."""
-    if not word.endswith("ss"):
-        for suffix, replacement in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: len(word) - len(suffix)] + replacement
-                break
-    return word[:-1] if word.endswith("e") and len(word) > 3 else word
-
-
-def content_words(text: str) -> frozenset[str]:
-    """A trigger's content words, stemmed, in no order."""
-    return frozenset(_stem(word) for word in _WORD_RE.findall(text.lower().replace("_", " "))
-                     if word not in FUNCTION_WORDS)
-
-
-class TriggerWords:
-    """Each document's trigger as a bag of content words, each weighted by its rarity among
-    the triggers (smoothed inverse document frequency), so that a template every trigger
-    shares counts little and the words that name the subject count most."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        from scipy.sparse import csr_matrix
-
-        vocabulary: dict[str, int] = {}
-        rows: list[int] = []
-        columns: list[int] = []
-        for document, text in enumerate(texts):
-            for word in sorted(content_words(text)):
-                rows.append(document)
-                columns.append(vocabulary.setdefault(word, len(vocabulary)))
-        documents = len(texts)
-        frequency = np.bincount(np.asarray(columns, dtype=np.int64), minlength=len(vocabulary))
-        idf = np.log((1.0 + documents) / (1.0 + frequency)) + 1.0
-        self.weights = csr_matrix((idf[columns], (rows, columns)),
-                                  shape=(documents, len(vocabulary)))
-        self.totals = np.asarray(self.weights.sum(axis=1), dtype=np.float64).ravel()
-
-    def shared(self, a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.float64]:
-        """The weight of the words each pair ``a[k]``, ``b[k]`` has in common."""
-        if a.size == 0:
-            return np.zeros(0)
-        theirs = self.weights[b].copy()
-        theirs.data[:] = 1.0
-        return np.asarray(self.weights[a].multiply(theirs).sum(axis=1), dtype=np.float64).ravel()
-
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """When two documents are near-duplicates: the least coverage (0 to 1) by each signal,
-    the least likeness of their triggers alone, and when a trigger is a narrower copy."""
-
-    overlap_meaning: float = 0.80
-    overlap_words: float = 0.80
-    # Triggers alone: cosine of the embeddings; rarity-weighted overlap of content words.
-    overlap_trigger_meaning: float = 0.90
-    overlap_trigger_words: float = 0.80
-    # Examples tell two documents apart when their lines are closer to their own document
-    # than to the other by this much on average (cosine).
-    overlap_examples_apart: float = 0.08
-    # Two trigger-only documents alike by meaning under overlap_trigger_meaning are
-    # near-duplicates only when their triggers share this much of their words (weighted by
-    # rarity): templated triggers ("Cursor rules for X development with Y") are alike by
-    # meaning whatever X is.
-    overlap_template_words: float = 0.5
-    # A narrower copy: this share of its trigger's content words (weighted by rarity) in
-    # the other's trigger, and at least this cosine between the two triggers.
-    subsumed_words: float = 0.90
-    subsumed_meaning: float = 0.60
-
-    def to_json(self) -> dict[str, float]:
-        return {name: float(value) for name, value in asdict(self).items()}
-
-
-@dataclass
-class Pair:
-    """Two documents (positions, ``a < b``) and their coverage per signal ("meaning",
-    "words") where it is over the threshold."""
-
-    a: int
-    b: int
-    scores: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def similarity(self) -> float:
-        return max(self.scores.values())
-
-
-@dataclass(frozen=True)
-class Narrower:
-    """Document ``narrow``'s trigger is a narrower copy of document ``broad``'s: ``words``
-    of its content words (weighted by rarity) are in the other's trigger, whose cosine
-    with it is ``meaning``."""
-
-    narrow: int
-    broad: int
-    words: float
-    meaning: float
-
-
-@dataclass
-class Found:
-    """What the detector found: near-duplicate pairs and narrower copies."""
-
-    pairs: list[Pair]
-    narrower: list[Narrower] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How surfaces group into documents: each surface's owner and kind, each document's
-    first surface and surface count."""
-
-    owners: NDArray[np.int64]
-    kinds: NDArray[np.int8]
-    starts: NDArray[np.int64]
-    counts: NDArray[np.int64]
-
-    @classmethod
-    def of(cls, owners: NDArray[Any], kinds: NDArray[Any], documents: int) -> Layout:
-        owner = np.asarray(owners, dtype=np.int64)
-        counts = np.bincount(owner, minlength=documents).astype(np.int64)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-        return cls(owner, np.asarray(kinds, dtype=np.int8), starts, counts)
-
-    @property
-    def documents(self) -> int:
-        return int(self.starts.size)
-
-    @property
-    def surfaces(self) -> int:
-        return int(self.owners.size)
-
-    def trigger_rows(self) -> NDArray[np.int64]:
-        """Each document's trigger surface (its first)."""
-        return self.starts
 
 
 def block_bounds(layout: Layout, row_bytes: int, budget: int = BLOCK_BYTES
@@ -305,156 +199,6 @@ def clusters(pairs: Sequence[Pair], documents: int) -> list[list[int]]:
     return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: g[0])
 
 
-LexicalColumns = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]  # col_ptr, col_rows, col_data
-Cosines = Callable[[NDArray[np.int64], NDArray[np.int64]], NDArray[np.float64]]
-# Without embeddings, trigger pairs whose TF-IDF cosine is under this are not compared.
-WORDS_FLOOR = 0.2
-
-
-class TriggerCandidates:
-    """Pairs of documents whose triggers are alike enough to compare, read from the blocks
-    of the surface-by-surface cosines (a trigger is its document's first surface)."""
-
-    def __init__(self, layout: Layout, floor: float) -> None:
-        self.layout = layout
-        self.floor = floor
-        self.parts: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]] = []
-
-    def add(self, start: int, stop: int, sims: FloatMatrix) -> None:
-        layout = self.layout
-        docs = np.unique(layout.owners[start:stop])
-        block = np.asarray(sims)[layout.starts[docs] - start][:, layout.starts]
-        rows, others = np.nonzero(block >= self.floor)
-        mine = docs[rows]
-        keep = mine < others
-        self.take(mine[keep], others[keep], block[rows[keep], others[keep]])
-
-    def take(self, a: NDArray[Any], b: NDArray[Any], cosine: NDArray[Any]) -> None:
-        self.parts.append((np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64),
-                           np.asarray(cosine, dtype=np.float64)))
-
-    def arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64]]:
-        """Each pair once (``a < b``), with its trigger cosine."""
-        if not self.parts:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty, np.zeros(0)
-        a, b, cosine = (np.concatenate(part) for part in zip(*self.parts, strict=True))
-        key = a * np.int64(max(self.layout.documents, 1)) + b
-        _, first = np.unique(key, return_index=True)
-        return a[first], b[first], cosine[first]
-
-
-def examples_apart(layout: Layout, cosines: Cosines, a: int, b: int, margin: float) -> bool:
-    """Whether the example lines of ``a`` or of ``b`` tell it from the other: on average
-    each is closer (its best cosine) to its own document's other surfaces than to the other
-    document's, by at least ``margin``. A document without examples tells nothing."""
-    for mine, other in ((a, b), (b, a)):
-        count = int(layout.counts[mine])
-        if count < 2:
-            continue
-        rows = np.arange(int(layout.starts[mine]), int(layout.starts[mine]) + count)
-        theirs = np.arange(int(layout.starts[other]),
-                           int(layout.starts[other]) + int(layout.counts[other]))
-        own = np.array(cosines(rows[1:], rows), dtype=np.float64)
-        own[np.arange(count - 1), np.arange(1, count)] = -np.inf
-        cross = np.asarray(cosines(rows[1:], theirs), dtype=np.float64)
-        if float((own.max(axis=1) - cross.max(axis=1)).mean()) >= margin:
-            return True
-    return False
-
-
-def trigger_relations(layout: Layout, candidates: TriggerCandidates, thresholds: Thresholds,
-                      cosines: Cosines, words: TriggerWords | None, by_meaning: bool
-                      ) -> tuple[dict[str, dict[tuple[int, int], float]], list[Narrower]]:
-    """Near-duplicates by their triggers alone ("trigger-meaning", "trigger-words"), and
-    narrower copies, among the candidate pairs (``by_meaning``: their cosines are of
-    embeddings, else of TF-IDF vectors)."""
-    a, b, cosine = candidates.arrays()
-    found: dict[str, dict[tuple[int, int], float]] = {"trigger-meaning": {},
-                                                      "trigger-words": {}}
-    narrower: list[Narrower] = []
-    if a.size == 0:
-        return found, narrower
-    meaning = (cosine >= thresholds.overlap_trigger_meaning if by_meaning
-               else np.zeros(a.size, dtype=bool))
-    overlap = within_a = within_b = np.zeros(a.size)
-    if words is not None:
-        shared = words.shared(a, b)
-        total_a, total_b = words.totals[a], words.totals[b]
-        union = total_a + total_b - shared
-        overlap = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-        within_a = np.divide(shared, total_a, out=np.zeros_like(shared), where=total_a > 0)
-        within_b = np.divide(shared, total_b, out=np.zeros_like(shared), where=total_b > 0)
-    by_words = overlap >= thresholds.overlap_trigger_words
-    for k in np.flatnonzero(meaning | by_words).tolist():
-        pair = (int(a[k]), int(b[k]))
-        if examples_apart(layout, cosines, *pair, thresholds.overlap_examples_apart):
-            continue
-        if meaning[k]:
-            found["trigger-meaning"][pair] = float(cosine[k])
-        if by_words[k]:
-            found["trigger-words"][pair] = float(overlap[k])
-    if words is None or not by_meaning:
-        return found, narrower
-    duplicates = set(found["trigger-meaning"]) | set(found["trigger-words"])
-    close = cosine >= thresholds.subsumed_meaning
-    least = thresholds.subsumed_words
-    for k in np.flatnonzero(close & ((within_a >= least) ^ (within_b >= least))).tolist():
-        pair = (int(a[k]), int(b[k]))
-        if pair in duplicates:
-            continue
-        narrow, broad, inside = ((pair[0], pair[1], within_a[k]) if within_a[k] >= least
-                                 else (pair[1], pair[0], within_b[k]))
-        narrower.append(Narrower(narrow, broad, float(inside), float(cosine[k])))
-    narrower.sort(key=lambda item: (-item.meaning, item.narrow, item.broad))
-    return found, narrower
-
-
-def template_filter(layout: Layout, pairs: dict[tuple[int, int], float],
-                    words: TriggerWords | None, thresholds: Thresholds
-                    ) -> dict[tuple[int, int], float]:
-    """The pairs by coverage of meaning, less those of two trigger-only documents that are
-    under the trigger threshold and share too few of their rarer words (a template)."""
-    if words is None or not pairs:
-        return pairs
-    keys = list(pairs)
-    a = np.asarray([key[0] for key in keys], dtype=np.int64)
-    b = np.asarray([key[1] for key in keys], dtype=np.int64)
-    shared = words.shared(a, b)
-    union = words.totals[a] + words.totals[b] - shared
-    overlap = np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
-    score = np.asarray([pairs[key] for key in keys])
-    bare = (layout.counts[a] == 1) & (layout.counts[b] == 1)
-    keep = ~bare | (score >= thresholds.overlap_trigger_meaning) | (
-        overlap >= thresholds.overlap_template_words)
-    return {key: pairs[key] for key, kept in zip(keys, keep.tolist(), strict=True) if kept}
-
-
-def row_cosines(vectors: FloatMatrix | None, lexical: LexicalColumns | None,
-                surfaces: int) -> Cosines:
-    """Cosines between any two sets of surfaces: by meaning when there are embeddings,
-    else by words."""
-    if vectors is not None:
-        matrix = np.asarray(vectors, dtype=np.float32)
-        return lambda rows, columns: np.asarray(matrix[rows] @ matrix[columns].T,
-                                                dtype=np.float64)
-    if lexical is None:
-        return lambda rows, columns: np.zeros((rows.size, columns.size))
-    from scipy.sparse import csc_matrix
-
-    col_ptr, col_rows, col_data = lexical
-    sparse = csc_matrix((np.asarray(col_data), np.asarray(col_rows), np.asarray(col_ptr)),
-                        shape=(surfaces, int(np.asarray(col_ptr).size) - 1)).tocsr()
-    return lambda rows, columns: np.asarray((sparse[rows] @ sparse[columns].T).toarray(),
-                                            dtype=np.float64)
-
-
-def _candidates(layout: Layout, thresholds: Thresholds, by_meaning: bool) -> TriggerCandidates:
-    floor = (min(thresholds.overlap_trigger_meaning, thresholds.subsumed_meaning)
-             if by_meaning else WORDS_FLOOR)
-    return TriggerCandidates(layout, floor)
-
-
 def detect(layout: Layout, vectors: FloatMatrix | None, lexical: LexicalColumns | None,
            thresholds: Thresholds, *, texts: Sequence[str] | None = None,
            budget: int = BLOCK_BYTES,
@@ -475,7 +219,7 @@ def detect(layout: Layout, vectors: FloatMatrix | None, lexical: LexicalColumns 
     if lexical is not None:
         finders.append((PairFinder(layout, "words", thresholds.overlap_words),
                         sparse_rows(*lexical, layout.surfaces)))
-    candidates = _candidates(layout, thresholds, vectors is not None)
+    candidates = candidates_for(layout, thresholds, vectors is not None)
     for start, stop in block_bounds(layout, layout.surfaces * 4 * (len(finders) + 2), budget):
         blocks = [rows(start, stop) for _, rows in finders]
         for (finder, _), sims in zip(finders, blocks, strict=True):
@@ -516,7 +260,7 @@ def graph_detect(layout: Layout, vectors: FloatMatrix, nearest: Any, thresholds:
     documents = np.int64(layout.documents)
     keys: list[NDArray[np.int64]] = []
     values: list[NDArray[np.float64]] = []
-    candidates = _candidates(layout, thresholds, True)
+    candidates = candidates_for(layout, thresholds, True)
     for first in range(0, layout.surfaces, batch):
         rows = np.arange(first, min(first + batch, layout.surfaces))
         found = nearest.search(vectors[rows])

@@ -109,6 +109,17 @@ def session_of(payload: dict[str, Any]) -> str | None:
     return None
 
 
+def cwd_of(payload: dict[str, Any]) -> str | None:
+    """The project folder the payload names: ``cwd``, else Cursor's first workspace root."""
+    own = payload.get("cwd")
+    if isinstance(own, str) and own:
+        return own
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return roots[0]
+    return None
+
+
 def forgets_context(kind: str, payload: dict[str, Any]) -> bool:
     """Whether this event means the agent's context lost what earlier turns added."""
     if kind == COMPACT:

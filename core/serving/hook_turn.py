@@ -24,7 +24,8 @@ from .. import telemetry
 from ..index.locate import FORWARDED_ENVS, Found, find_index
 from . import harness
 from .hook_context import MIN_PROMPT_CHARS, catalogue, render
-from .reads import Catalogue, reads
+from .hook_reads import catalogue_of, tool_turn
+from .reads import Catalogue
 from .sessions import Session, SessionFiles, SessionStore, session_key
 from .wire import MAX_PROMPT_CHARS
 
@@ -160,17 +161,6 @@ def _index_for(options: dict[str, Any], payload: dict[str, Any], cwd: str,
     return _found(options, payload, cwd, environ).path
 
 
-def _payload_cwd(payload: dict[str, Any]) -> str | None:
-    """The project folder the payload names: ``cwd``, else Cursor's first workspace root."""
-    own = payload.get("cwd")
-    if isinstance(own, str) and own:
-        return own
-    roots = payload.get("workspace_roots")
-    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
-        return roots[0]
-    return None
-
-
 def _checked_paths(options: dict[str, Any], payload: dict[str, Any], cwd: str,
                    environ: Mapping[str, str]) -> tuple[str, str | None]:
     index, point, _shown = _checked(options, payload, cwd, environ)
@@ -274,7 +264,7 @@ def _dispatch(turn: Turn, kind: str, host: str, options: dict[str, Any], payload
     found = _session(backend, payload, index)
     if kind == harness.POST_TOOL:
         if found is not None:
-            _tool_turn(turn, found, payload, cwd, index, point, backend)
+            tool_turn(turn, found, payload, cwd, index, point, backend)
         return
     if found is not None and harness.forgets_context(kind, payload):
         store = backend.sessions
@@ -314,7 +304,7 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
         with store.lock:
             kept = frozenset(name for name in answer.names if session.still_in_context(name, now))
             noticed = session.noticed
-    output = harness.prompt_output(host, render(answer, _payload_cwd(payload), kept, shown,
+    output = harness.prompt_output(host, render(answer, harness.cwd_of(payload), kept, shown,
                                                 notices=not noticed))
     if output is None:
         return
@@ -330,46 +320,6 @@ def _prompt_turn(turn: Turn, host: str, options: dict[str, Any], payload: dict[s
                 session.noticed = session.noticed or said
 
         turn._after.append(remember)
-
-
-def _tool_turn(turn: Turn, found: tuple[str, Session], payload: dict[str, Any], cwd: str,
-               index: str, point: str | None, backend: Backend) -> None:
-    """A tool ran: record each document it opened (read events), routed earlier or not."""
-    key, session = found
-    known = backend.catalogue(index, point)
-    opened = reads(payload, known, _payload_cwd(payload) or cwd)
-    if not opened:
-        return
-    store = backend.sessions
-    assert store is not None
-    now = time.time()
-    events = []
-    with store.lock:
-        for name, via in opened:
-            news, routed, turns, seconds = session.note_read(name, now)
-            if news:
-                events.append({"adapter": "hook", "session": key, "document": name, "via": via,
-                               "routed": routed, "turns_since_route": turns,
-                               "seconds_since_route": seconds,
-                               "index_fingerprint": known.fingerprint, "known": known.names,
-                               "ts": now})
-    sink = turn.sink
-
-    def record() -> None:
-        for event in events:
-            telemetry.record_read(sink, **event)
-
-    turn._after.append(record)
-
-
-def catalogue_of(router: Router) -> Catalogue:
-    """A loaded index's names and source files, for recognising reads."""
-    sources = {}
-    for name in router.names:
-        source = router.stored.document(name).source
-        if source and ":" not in source:
-            sources[name] = os.path.normpath(str(router.stored.base / source))
-    return Catalogue(list(router.names), sources, router.stored.fingerprint)
 
 
 class InProcess:

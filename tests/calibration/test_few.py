@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gov.core.calibration import few
+from gov.core.calibration import fa_bound, few, held_out
 from gov.core.calibration.calibrate import calibrate_index
 from gov.core.calibration.labelled import read_labelled_jsonl
 from gov.core.routing.indexes import load_index
@@ -26,43 +26,43 @@ def binomial_cdf(k: int, n: int, p: float) -> float:
 
 @pytest.mark.parametrize(("k", "n"), [(0, 8), (0, 45), (1, 20), (3, 50), (10, 100)])
 def test_the_bound_is_the_clopper_pearson_upper_limit(k: int, n: int) -> None:
-    bound = few.fa_upper(k, n)
+    bound = fa_bound.fa_upper(k, n)
     # At the bound, seeing k or fewer false alarms has probability 1 - the level.
-    assert binomial_cdf(k, n, bound) == pytest.approx(1 - few.CONFIDENCE, abs=1e-6)
+    assert binomial_cdf(k, n, bound) == pytest.approx(1 - fa_bound.CONFIDENCE, abs=1e-6)
     assert k / n < bound < 1.0
-    assert few.fa_upper(k, n + 10) < bound  # more negatives, the same alarms: tighter
+    assert fa_bound.fa_upper(k, n + 10) < bound  # more negatives, the same alarms: tighter
 
 
 def test_no_negatives_bound_nothing() -> None:
-    assert few.fa_upper(0, 0) == 1.0
-    assert few.fa_upper(5, 5) == 1.0
+    assert fa_bound.fa_upper(0, 0) == 1.0
+    assert fa_bound.fa_upper(5, 5) == 1.0
 
 
 def test_too_few_negatives_cannot_keep_the_promise_and_say_how_many_more() -> None:
     # 0 of 8 routed: the 90% bound is 0.25, far over 0.05.
-    assert few.allowed_false_alarms(8, 0.05) is None
-    needed = few.negatives_needed(8, 0, 0.05)
+    assert fa_bound.allowed_false_alarms(8, 0.05) is None
+    needed = fa_bound.negatives_needed(8, 0, 0.05)
     assert needed == 37  # 45 in all: 1 - 0.1 ** (1 / 45) = 0.0499
-    assert few.fa_upper(0, 8 + needed) <= 0.05 < few.fa_upper(0, 8 + needed - 1)
+    assert fa_bound.fa_upper(0, 8 + needed) <= 0.05 < fa_bound.fa_upper(0, 8 + needed - 1)
     # At a rate already over the promise, no number of labels keeps it.
-    assert few.negatives_needed(17, 1, 0.05) is None
+    assert fa_bound.negatives_needed(17, 1, 0.05) is None
     # Enough negatives allow a few alarms, and no more than the bound keeps.
-    allowed = few.allowed_false_alarms(200, 0.05)
+    allowed = fa_bound.allowed_false_alarms(200, 0.05)
     assert allowed is not None and allowed >= 4
-    assert few.fa_upper(allowed, 200) <= 0.05 < few.fa_upper(allowed + 1, 200)
-    assert few.negatives_needed(200, allowed, 0.05) == 0
+    assert fa_bound.fa_upper(allowed, 200) <= 0.05 < fa_bound.fa_upper(allowed + 1, 200)
+    assert fa_bound.negatives_needed(200, allowed, 0.05) == 0
 
 
 def test_a_step_is_judged_by_paired_held_out_gains() -> None:
     positive = np.array([True, True, True, True, False, False])
-    before = few.Routed(np.array([True, True, False, False, False, False]),
+    before = held_out.Routed(np.array([True, True, False, False, False, False]),
                         np.array([True, False, False, False, False, False]))
-    after = few.Routed(np.array([True, True, True, False, True, False]),
+    after = held_out.Routed(np.array([True, True, True, False, True, False]),
                        np.array([True, True, True, False, False, False]))
-    step = few.gain(after, before, positive)
+    step = held_out.gain(after, before, positive)
     assert step.top1 == pytest.approx(0.5)  # two more of four governed prompts right
     assert step.false_alarms == pytest.approx(0.5)  # one more of two ungoverned routed
-    assert step.utility == pytest.approx(0.5 - few.FA_WEIGHT * 0.5)
+    assert step.utility == pytest.approx(0.5 - held_out.FA_WEIGHT * 0.5)
     assert step.error > 0
 
 
@@ -110,7 +110,7 @@ def test_the_summary_says_what_was_kept_added_expected_and_promised(fake_index: 
     assert summary is not None
     assert summary.startswith(f"25 labels, {negatives} ungoverned: kept the default gate; ")
     assert "example line" in summary and "expected top-1 " in summary and " ± " in summary
-    assert summary.endswith(f"label about {few.negatives_needed(negatives, 0, 0.05)} more "
+    assert summary.endswith(f"label about {fa_bound.negatives_needed(negatives, 0, 0.05)} more "
                             "ungoverned prompts") or "over --max-fa" in summary
     # The summary leads the notes and the point's provenance.
     assert run.result.notes[0] == summary
