@@ -157,6 +157,21 @@ def corpus_info(corpus: Corpus, base: Path) -> CorpusInfo:
     )
 
 
+def code_stamp() -> int:
+    """A digest of gov's library as installed (its code and shipped data: the bank, the
+    tokenizer, the defaults), so an index built by other code is never kept as it is, even
+    under the same version number. About 2 MB read, a few milliseconds."""
+    import hashlib
+
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.blake2b(digest_size=6)  # an int under 2**48: header.build keeps ints
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json", ".jsonl") and path.is_file():
+            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogatepass"))
+            digest.update(path.read_bytes())
+    return int.from_bytes(digest.digest(), "big")
+
+
 def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
                model_id: str | None = None, lexical_only: bool = False,
                base: str | os.PathLike[str] | None = None, ann: bool = False,
@@ -167,9 +182,9 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
                ) -> BuiltIndex | None:
     """``previous`` itself when :func:`build` with these arguments would build it again
     (``None`` otherwise): the same routable content (the corpus fingerprint), roots, gov
-    version, model and options. A rebuild of an unchanged corpus then embeds, fits and
-    measures nothing; only what the corpus read says beyond its documents (file stamps,
-    skipped files, notes) is taken from this read. What routing stored on top (the
+    version and code (:func:`code_stamp`), model and options. A rebuild of an unchanged
+    corpus then embeds, fits and measures nothing; only what the corpus read says beyond
+    its documents (file stamps, skipped files, notes) is taken from this read. What routing stored on top (the
     background gate) is the caller's to compare (:mod:`gov.core.routing.indexes`)."""
     from .bodies import wanted
     from .stored import open_stored
@@ -189,7 +204,7 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
         from . import ann as approximate
 
         expected_ann = ann_candidates or approximate.SETTINGS["candidates"]
-    if (header.gov_version != __version__
+    if (header.gov_version != __version__ or header.build.get("code") != code_stamp()
             or header.corpus.fingerprint != corpus.fingerprint
             or header.corpus.size != len(corpus.documents)
             or tuple(header.roots) != tuple(corpus.roots)
@@ -304,7 +319,8 @@ def build(
         ngram_range=lexical.ngram_range,
         operating_point=dict(stored_point) if stored_point is not None else None,
         separability=separability(embeddings[trigger_rows]) if embeddings is not None else None,
-        build={"surfaces": len(layout.texts), "reused_vectors": reused, "cached_vectors": cached},
+        build={"surfaces": len(layout.texts), "reused_vectors": reused, "cached_vectors": cached,
+               "code": code_stamp()},
     )
     encoded_texts = [doc.text.encode("utf-8") for doc in documents]
     offsets = np.zeros(len(documents) + 1, dtype=np.int64)

@@ -57,13 +57,19 @@ def test_an_unchanged_corpus_keeps_the_previous_index(
     assert not open_stored(index).is_stale()
 
 
-@pytest.mark.parametrize("change", ["document", "bodies", "families", "point", "lexical"])
+@pytest.mark.parametrize("change", ["document", "bodies", "families", "point", "lexical", "code"])
 def test_any_change_a_build_sees_builds_afresh(built: tuple[Path, Path],
                                                fake_encoder: HashedWordsEncoder,
-                                               change: str) -> None:
+                                               change: str, monkeypatch: pytest.MonkeyPatch,
+                                               ) -> None:
+    import gov.core.index.build as building
+
     corpus, index = built
     options: dict[str, object] = {}
-    if change == "document":
+    if change == "code":  # gov's own files changed, under the same version number
+        stamp = building.code_stamp()
+        monkeypatch.setattr(building, "code_stamp", lambda: stamp + 1)
+    elif change == "document":
         first = sorted(corpus.glob("*.md"))[0]
         first.write_text(first.read_text() + "\nOne more paragraph about rollbacks.\n")
     elif change == "bodies":
