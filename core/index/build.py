@@ -369,10 +369,10 @@ def build(
         arrays["doc_family"], summary = grouped
         header = replace(header, families=summary)
     else:  # recorded, so a refresh keeps it (and a kept index knows what it was built with)
-        summary = {"mode": families}
+        recorded: dict[str, Any] = {"mode": families}
         if families in DETECTED:
-            summary.update(clusters=0, thresholds=(duplicates or Thresholds()).to_json())
-        header = replace(header, families=summary)
+            recorded.update(clusters=0, thresholds=(duplicates or Thresholds()).to_json())
+        header = replace(header, families=recorded)
     return BuiltIndex(header, arrays, embedded)
 
 
