@@ -13,8 +13,8 @@ else, from a newer schema) are counted and skipped.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable
-from typing import Any
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -95,9 +95,43 @@ def summarize(
     that are the same for many events form one key whose counter is checked once, and
     only latencies, routes and the time are looked at per event.
     """
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    log, low, inv_low, inv_log_r, top_bin = math.log, LOW_MS, INV_LOW, INV_LOG_R, TOP_BIN
+    scan = _scan(lines, since, fingerprint)
+    tally = _tally(scan.groups)
+    total = sum(tally.outcomes.values())
+    return _report(
+        total=total, first=scan.first if total else None, last=scan.last if total else None,
+        since=since, outcomes=tally.outcomes, failed_by=tally.failed_by,
+        degraded=tally.degraded, adapters=tally.adapters, days=tally.days, docs=scan.docs,
+        other_names=scan.other_names, delivered=scan.delivered, warm=scan.warm,
+        fingerprints=tally.fingerprints, points=tally.points, names=names, top=top,
+        by_adapter=scan.by_adapter, reads=scan.reads, fingerprint=fingerprint,
+        skipped=scan.skipped,
+    )
+
+
+class _Scanned(NamedTuple):
+    """What the one pass over the log leaves: counters per group of fixed fields, per
+    document and per adapter, the two latency histograms and what was skipped."""
+
+    groups: dict[tuple[Any, ...], list[Any] | None]
+    docs: dict[str, int]
+    other_names: int
+    by_adapter: dict[str, tuple[LatencyHistogram, LatencyHistogram]]
+    reads: _Reads
+    delivered: LatencyHistogram
+    warm: LatencyHistogram
+    first: str
+    last: str
+    skipped: dict[str, int]
+
+
+# A read event's verdict from ReadTally.add, as the skipped-lines counter it adds to.
+_READ_SKIPS = {"older": "before_since", "other_index": "other_index", "foreign": "foreign"}
+
+
+def _scan(lines: Iterable[bytes], since: str | None, fingerprint: str | None) -> _Scanned:
+    """The one pass over the log: counts each event :func:`_events` accepts. Every
+    per-event cost is here, so the state lives in locals and only rare paths call out."""
     delivered, warm = LatencyHistogram(), LatencyHistogram()
     d_counts, w_counts = delivered.counts, warm.counts
     d_low = w_low = math.inf
@@ -106,63 +140,15 @@ def summarize(
     docs: dict[str, int] = {}
     by_adapter: dict[str, tuple[LatencyHistogram, LatencyHistogram]] = {}
     reads = _Reads()
-    torn = foreign = newer = older = other_names = other_index = 0
+    skipped = dict.fromkeys(("torn", "foreign", "newer_schema", "before_since", "other_index"), 0)
+    other_names = 0
     first, last = "\uffff", ""
-    for raw in lines:
-        try:
-            event = loads(raw)
-            if event.get("kind") == "read":
-                verdict = reads.add(event, since, fingerprint)
-                if verdict == "older":
-                    older += 1
-                elif verdict == "other_index":
-                    other_index += 1
-                elif verdict == "foreign":
-                    foreign += 1
-                continue
-            ts = event["ts"]
-            key = (event["v"], ts[:10], event["outcome"], event["failure_class"],
-                   event["degraded"], event["adapter"], event["index_fingerprint"],
-                   event["operating_point_id"])
-            group = groups.get(key, _UNSEEN)
-            if group is _UNSEEN:
-                group = _group_of(key)
-                if len(groups) < MAX_GROUPS:
-                    groups[key] = group
-                elif group is not None:  # too many combinations: fold ids away
-                    folded = (*key[:6], None, None)
-                    group = groups.get(folded) or groups.setdefault(folded, _group_of(folded))
-            if group is None or len(ts) != 24:
-                raise TypeError
-            ms = event["delivered_ms"]
-            d_bin = -1 if ms is None else (
-                0 if ms <= low else min(int(log(ms * inv_low) * inv_log_r) + 1, top_bin))
-            ms2 = event["route_ms"]
-            w_bin = -1 if ms2 is None else (
-                0 if ms2 <= low else min(int(log(ms2 * inv_low) * inv_log_r) + 1, top_bin))
-            routes = event["routes"] if group[1] else ()
-            if type(routes) not in (list, tuple):
-                raise TypeError
-        except decode_error:
-            if raw.strip():
-                torn += 1
-            continue
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-            if type(event) is dict and type(event.get("v")) is int and event["v"] > 2:
-                newer += 1
-            else:
-                foreign += 1
-            continue
-        if since is not None and ts < since:
-            older += 1
-            continue
-        if fingerprint is not None and key[6] != fingerprint:
-            other_index += 1
-            continue
+    accepted = _events(lines, since, fingerprint, groups, reads, skipped)
+    for group, adapter, ts, ms, d_bin, ms2, w_bin, routes, event in accepted:
         group[0] += 1
-        adapter_hists = by_adapter.get(key[5])
+        adapter_hists = by_adapter.get(adapter)
         if adapter_hists is None and len(by_adapter) < MAX_ADAPTERS:
-            adapter_hists = by_adapter[key[5]] = (LatencyHistogram(), LatencyHistogram())
+            adapter_hists = by_adapter[adapter] = (LatencyHistogram(), LatencyHistogram())
         if adapter_hists is not None:
             if d_bin >= 0:
                 adapter_hists[0].add(ms)
@@ -197,6 +183,95 @@ def summarize(
                     reads.routed(session, name, ts[:10])
     delivered.n, delivered.low, delivered.high = sum(d_counts), d_low, d_high
     warm.n, warm.low, warm.high = sum(w_counts), w_low, w_high
+    return _Scanned(groups, docs, other_names, by_adapter, reads, delivered, warm, first, last,
+                    skipped)
+
+
+def _events(
+    lines: Iterable[bytes],
+    since: str | None,
+    fingerprint: str | None,
+    groups: dict[tuple[Any, ...], list[Any] | None],
+    reads: _Reads,
+    skipped: dict[str, int],
+) -> Iterator[tuple[Any, ...]]:
+    """Parse each line and yield the route events the report counts, as (group, adapter,
+    ts, delivered ms, its bin, route ms, its bin, routes, event); a bin is -1 for no
+    latency. Read events go to ``reads``; every line left out adds to ``skipped`` under
+    its reason (torn, foreign, newer schema, before ``since``, another index)."""
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    log, low, inv_low, inv_log_r, top_bin = math.log, LOW_MS, INV_LOW, INV_LOG_R, TOP_BIN
+    for raw in lines:
+        try:
+            event = loads(raw)
+            if event.get("kind") == "read":
+                verdict = reads.add(event, since, fingerprint)
+                if verdict in _READ_SKIPS:
+                    skipped[_READ_SKIPS[verdict]] += 1
+                continue
+            ts = event["ts"]
+            key = (event["v"], ts[:10], event["outcome"], event["failure_class"],
+                   event["degraded"], event["adapter"], event["index_fingerprint"],
+                   event["operating_point_id"])
+            group = groups.get(key, _UNSEEN)
+            if group is _UNSEEN:
+                group = _new_group(groups, key)
+            if group is None or len(ts) != 24:
+                raise TypeError
+            ms = event["delivered_ms"]
+            d_bin = -1 if ms is None else (
+                0 if ms <= low else min(int(log(ms * inv_low) * inv_log_r) + 1, top_bin))
+            ms2 = event["route_ms"]
+            w_bin = -1 if ms2 is None else (
+                0 if ms2 <= low else min(int(log(ms2 * inv_low) * inv_log_r) + 1, top_bin))
+            routes = event["routes"] if group[1] else ()
+            if type(routes) not in (list, tuple):
+                raise TypeError
+        except decode_error:
+            if raw.strip():
+                skipped["torn"] += 1
+            continue
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            newer = type(event) is dict and type(event.get("v")) is int and event["v"] > 2
+            skipped["newer_schema" if newer else "foreign"] += 1
+            continue
+        if since is not None and ts < since:
+            skipped["before_since"] += 1
+        elif fingerprint is not None and key[6] != fingerprint:
+            skipped["other_index"] += 1
+        else:
+            yield group, key[5], ts, ms, d_bin, ms2, w_bin, routes, event
+
+
+def _new_group(groups: dict[tuple[Any, ...], list[Any] | None],
+               key: tuple[Any, ...]) -> list[Any] | None:
+    """The counter for a combination seen for the first time. Past MAX_GROUPS
+    combinations the index and operating-point ids are folded away, so a hostile log
+    cannot grow memory."""
+    group = _group_of(key)
+    if len(groups) < MAX_GROUPS:
+        groups[key] = group
+    elif group is not None:  # too many combinations: fold ids away
+        folded = (*key[:6], None, None)
+        group = groups.get(folded) or groups.setdefault(folded, _group_of(folded))
+    return group
+
+
+class _Tally(NamedTuple):
+    """The groups' counters summed by outcome, failure class, adapter, day and id."""
+
+    outcomes: dict[str, int]
+    failed_by: dict[str, int]
+    adapters: dict[str, int]
+    days: dict[str, list[int]]
+    fingerprints: dict[str, int]
+    points: dict[str, int]
+    degraded: int
+
+
+def _tally(groups: dict[tuple[Any, ...], list[Any] | None]) -> _Tally:
+    """Sum the groups' counters per field: done once per distinct combination after the
+    pass, not once per event."""
     outcomes = {"routed": 0, "abstained": 0, "failed": 0}
     failed_by: dict[str, int] = {}
     adapters: dict[str, int] = {}
@@ -220,16 +295,7 @@ def summarize(
         for ids, value in ((fingerprints, fingerprint), (points, point)):
             if value is not None and (value in ids or len(ids) < MAX_IDS):
                 ids[value] = ids.get(value, 0) + count
-    total = sum(outcomes.values())
-    return _report(
-        total=total, first=first if total else None, last=last if total else None,
-        since=since, outcomes=outcomes, failed_by=failed_by, degraded=degraded,
-        adapters=adapters, days=days, docs=docs, other_names=other_names,
-        delivered=delivered, warm=warm, fingerprints=fingerprints, points=points,
-        names=names, top=top, by_adapter=by_adapter, reads=reads, fingerprint=fingerprint,
-        skipped={"torn": torn, "foreign": foreign, "newer_schema": newer, "before_since": older,
-                 "other_index": other_index},
-    )
+    return _Tally(outcomes, failed_by, adapters, days, fingerprints, points, degraded)
 
 
 def _report(
@@ -263,7 +329,6 @@ def _report(
     never = [name for name in corpus if name not in docs] if corpus is not None else None
     known = set(corpus) if corpus is not None else None
     strangers = [name for name, _ in ranked if name not in known] if known is not None else None
-    d50, w50 = delivered.quantile(0.5), warm.quantile(0.5)
     report: dict[str, Any] = {
         "events": total,
         "index": fingerprint,
@@ -280,35 +345,11 @@ def _report(
         },
         "degraded": {"count": degraded, "share": _share(degraded, total)},
         "adapters": dict(sorted(adapters.items(), key=lambda item: (-item[1], item[0]))),
-        "latency_ms": {
-            "delivered": delivered.summary(),
-            "warm_route": warm.summary(),
-            "warm_share_of_delivered_p50": (
-                round(w50 / d50, 4) if d50 and w50 is not None else None
-            ),
-            "max_relative_error": round(MAX_RELATIVE_ERROR, 4),
-            "by_adapter": {
-                adapter: {"delivered": pair[0].summary(), "warm_route": pair[1].summary()}
-                for adapter, pair in sorted(by_adapter.items(),
-                                            key=lambda item: (-item[1][0].n, item[0]))
-            },
-        },
+        "latency_ms": _latency(delivered, warm, by_adapter),
         "delivered_histogram": delivered.buckets(),
         "warm_route_histogram": warm.buckets(),
-        "documents": {
-            "routed_at_least_once": (
-                len(docs) if corpus is None else len(corpus) - len(never or ())
-            ),
-            "corpus_size": len(corpus) if corpus is not None else None,
-            "top": [
-                {"name": name, "count": count, "share_of_routed": _share(count, routed)}
-                for name, count in ranked[:top]
-            ],
-            "never_routed": never,
-            "not_in_corpus": strangers,
-            "withheld_routes": withheld,
-            "untracked_routes": other_names,
-        },
+        "documents": _documents(docs, ranked, corpus, never, strangers, routed, top,
+                                withheld, other_names),
         "days": [
             {"day": day, "routed": row[0], "abstained": row[1], "failed": row[2]}
             for day, row in sorted(days.items())
@@ -321,6 +362,47 @@ def _report(
     }
     report["notes"] = _notes(report)
     return report
+
+
+def _latency(delivered: LatencyHistogram, warm: LatencyHistogram,
+             by_adapter: dict[str, tuple[LatencyHistogram, LatencyHistogram]]) -> dict[str, Any]:
+    """The report's latency section: both histograms overall and per adapter (the busiest
+    adapter first), and how much of a delivered turn the warm route is."""
+    d50, w50 = delivered.quantile(0.5), warm.quantile(0.5)
+    return {
+        "delivered": delivered.summary(),
+        "warm_route": warm.summary(),
+        "warm_share_of_delivered_p50": (
+            round(w50 / d50, 4) if d50 and w50 is not None else None
+        ),
+        "max_relative_error": round(MAX_RELATIVE_ERROR, 4),
+        "by_adapter": {
+            adapter: {"delivered": pair[0].summary(), "warm_route": pair[1].summary()}
+            for adapter, pair in sorted(by_adapter.items(),
+                                        key=lambda item: (-item[1][0].n, item[0]))
+        },
+    }
+
+
+def _documents(docs: dict[str, int], ranked: list[tuple[str, int]], corpus: list[str] | None,
+               never: list[str] | None, strangers: list[str] | None, routed: int, top: int,
+               withheld: int, other_names: int) -> dict[str, Any]:
+    """The report's documents section: the most routed, and against the corpus (when its
+    names are known) the never routed and the names the corpus does not hold."""
+    return {
+        "routed_at_least_once": (
+            len(docs) if corpus is None else len(corpus) - len(never or ())
+        ),
+        "corpus_size": len(corpus) if corpus is not None else None,
+        "top": [
+            {"name": name, "count": count, "share_of_routed": _share(count, routed)}
+            for name, count in ranked[:top]
+        ],
+        "never_routed": never,
+        "not_in_corpus": strangers,
+        "withheld_routes": withheld,
+        "untracked_routes": other_names,
+    }
 
 
 def _plural(count: int, noun: str) -> str:
