@@ -326,33 +326,8 @@ def _build(
         raise ValueError(f"outcome must be one of {', '.join(OUTCOMES)}")
     if type(adapter) is not str or adapter not in ADAPTERS:
         raise ValueError(f"adapter must be one of {', '.join(ADAPTERS)}")
-    if isinstance(routes, (str, bytes)):
-        raise ValueError("routes must be a list of document names, not one string")
-    names = list(routes)
-    if len(names) > MAX_ROUTES:
-        raise ValueError(f"at most {MAX_ROUTES} routes")
-    checked: list[str] = []
-    for name in names:
-        if name == WITHHELD or (is_document_name(name) and (known is None or name in known)):
-            checked.append(name)
-        elif strict:
-            raise ValueError("a route is not a document name (value withheld)")
-        else:
-            _STATS["withheld"] += 1
-            checked.append(WITHHELD)
-    if outcome == "failed":
-        if type(failure_class) is not str or failure_class not in FAILURE_CLASSES:
-            raise ValueError(
-                f"a failed event needs failure_class, one of {', '.join(FAILURE_CLASSES)}"
-            )
-        if checked:
-            raise ValueError("a failed event has no routes")
-    elif failure_class is not None:
-        raise ValueError(f"only a failed event has a failure_class, not {outcome}")
-    if outcome == "routed" and not checked:
-        raise ValueError("a routed event needs at least one document name")
-    if outcome == "abstained" and checked:
-        raise ValueError("an abstained event has no routes")
+    checked = _checked_routes(routes, known, strict)
+    _check_outcome(outcome, failure_class, checked)
     if type(degraded) is not bool:
         raise ValueError("degraded must be True or False")
     if corpus_size is not None and (type(corpus_size) is not int or corpus_size < 0):
@@ -361,16 +336,7 @@ def _build(
         raise ValueError("attempts must be an int >= 1")
     if session is not None and not is_session(session):
         raise ValueError("session must be a session key (16 hex digits; value withheld)")
-    digests: list[str | None] = []
-    for field, value in (("index_fingerprint", index_fingerprint),
-                         ("operating_point_id", operating_point_id)):
-        if value is None or is_digest(value):
-            digests.append(value)  # type: ignore[arg-type]
-        elif strict:
-            raise ValueError(f"{field} must be a hex digest (optionally algo:-prefixed) or None")
-        else:
-            _STATS["withheld"] += 1
-            digests.append(None)
+    digests = _checked_digests(index_fingerprint, operating_point_id, strict)
     return {
         "ts": ts,
         "v": SCHEMA_VERSION,
@@ -389,3 +355,61 @@ def _build(
         "session": session,
         "gov_version": version,
     }
+
+
+def _checked_routes(routes: Iterable[str], known: Collection[str] | None,
+                    strict: bool) -> list[str]:
+    """The event's route names. A name that is not a document name (or not in ``known``)
+    may be a prompt pasted by mistake, so it is never written: strict raises, else it is
+    replaced by WITHHELD and counted."""
+    if isinstance(routes, (str, bytes)):
+        raise ValueError("routes must be a list of document names, not one string")
+    names = list(routes)
+    if len(names) > MAX_ROUTES:
+        raise ValueError(f"at most {MAX_ROUTES} routes")
+    checked: list[str] = []
+    for name in names:
+        if name == WITHHELD or (is_document_name(name) and (known is None or name in known)):
+            checked.append(name)
+        elif strict:
+            raise ValueError("a route is not a document name (value withheld)")
+        else:
+            _STATS["withheld"] += 1
+            checked.append(WITHHELD)
+    return checked
+
+
+def _check_outcome(outcome: str, failure_class: object, checked: list[str]) -> None:
+    """An outcome and its routes and failure class agree: only a failed event has a
+    class and no routes, a routed one has routes, an abstained one none; a report reads
+    the outcome as the truth."""
+    if outcome == "failed":
+        if type(failure_class) is not str or failure_class not in FAILURE_CLASSES:
+            raise ValueError(
+                f"a failed event needs failure_class, one of {', '.join(FAILURE_CLASSES)}"
+            )
+        if checked:
+            raise ValueError("a failed event has no routes")
+    elif failure_class is not None:
+        raise ValueError(f"only a failed event has a failure_class, not {outcome}")
+    if outcome == "routed" and not checked:
+        raise ValueError("a routed event needs at least one document name")
+    if outcome == "abstained" and checked:
+        raise ValueError("an abstained event has no routes")
+
+
+def _checked_digests(index_fingerprint: object, operating_point_id: object,
+                     strict: bool) -> list[str | None]:
+    """The two ids as hex digests; anything else could carry text that must not reach
+    the log, so strict raises, else it is dropped (None) and counted as withheld."""
+    digests: list[str | None] = []
+    for field, value in (("index_fingerprint", index_fingerprint),
+                         ("operating_point_id", operating_point_id)):
+        if value is None or is_digest(value):
+            digests.append(value)  # type: ignore[arg-type]
+        elif strict:
+            raise ValueError(f"{field} must be a hex digest (optionally algo:-prefixed) or None")
+        else:
+            _STATS["withheld"] += 1
+            digests.append(None)
+    return digests
