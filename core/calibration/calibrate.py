@@ -19,10 +19,11 @@ from ..routing.point import OperatingPoint, save_operating_point
 from ..scoring.learned import save_learned
 from . import grid
 from .labelled import Labelled
-from .scores import score
+from .scores import Scores, score
 
 if TYPE_CHECKING:
     from ..routing.router import Router
+    from ..scoring.learned import LearnedArrays
 
 # Under this many labelled prompts, a label-free (background) point is moved, not refitted:
 # a full grid fitted on a few dozen prompts learns their noise.
@@ -89,39 +90,59 @@ def calibrate_index(
     # Few labels move the label-free point; a full grid runs with more, or when moving it
     # cannot meet the gate at all.
     if result is None or result.winner is None or len(labelled.prompts) >= FEW_LABELS:
-        # --max-fa is a promise about unseen prompts: the grid's gate is the most false
-        # alarms among these negatives whose upper bound still keeps it.
-        from .fa_bound import allowed_false_alarms, negatives_needed
-
-        allowed = allowed_false_alarms(labelled.negatives, max_fa)
-        gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
-        full = grid.calibrate(router.names, labelled, scores, max_fa=gate_fa,
-                              lexical_floors=lexical_floors, semantic_floors=semantic_floors,
-                              confidence=confidence)
-        if result is not None:
-            winner = result.winner
-            if full.winner is not None and grid.better(full.winner, winner):
-                winner = full.winner
-            notes = list(full.notes)
-            if result.winner is None and len(labelled.prompts) < FEW_LABELS:
-                notes.append("few labels: no moved point met the gate, so the full grid ran "
-                             "(a grid fitted on few prompts learns their noise; check it "
-                             "on prompts it did not see)")
-            full = grid.Calibration(result.rows + full.rows, winner, full.rule, max_fa,
-                                    full.negatives, full.positives,
-                                    result.evaluated + full.evaluated, notes)
-        full.max_fa = max_fa
-        if allowed is None and max_fa > 0:
-            needed = negatives_needed(labelled.negatives, 0, max_fa)
-            full.notes.append(f"{labelled.negatives} ungoverned labels cannot show false alarms "
-                              f"<= {max_fa:g} at the {few_level()} upper bound: the grid held "
-                              f"them to none; label about {needed} more ungoverned prompts")
-        elif allowed is not None:
-            full.notes.append(f"--max-fa {max_fa:g} kept at the {few_level()} upper bound: at "
-                              f"most {allowed} of {labelled.negatives} ungoverned labels may "
-                              "route")
-        result = full
+        result = _full_grid(router, labelled, scores, result, max_fa=max_fa,
+                            lexical_floors=lexical_floors, semantic_floors=semantic_floors,
+                            confidence=confidence)
     searched = time.perf_counter() - started
+    point, written = _finish(router, labelled, result, learned, target, corpus_id)
+    return CalibrationRun(result, point, written, unknown, scored, searched)
+
+
+def _full_grid(router: Router, labelled: Labelled, scores: Scores,
+               moved: grid.Calibration | None, *, max_fa: float,
+               lexical_floors: Sequence[float], semantic_floors: Sequence[float],
+               confidence: bool) -> grid.Calibration:
+    """The full grid, merged with the moved label-free point when there is one (the
+    better winner kept), with notes saying how ``max_fa`` was held."""
+    # --max-fa is a promise about unseen prompts: the grid's gate is the most false
+    # alarms among these negatives whose upper bound still keeps it.
+    from .fa_bound import allowed_false_alarms, negatives_needed
+
+    allowed = allowed_false_alarms(labelled.negatives, max_fa)
+    gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
+    full = grid.calibrate(router.names, labelled, scores, max_fa=gate_fa,
+                          lexical_floors=lexical_floors, semantic_floors=semantic_floors,
+                          confidence=confidence)
+    if moved is not None:
+        winner = moved.winner
+        if full.winner is not None and grid.better(full.winner, winner):
+            winner = full.winner
+        notes = list(full.notes)
+        if moved.winner is None and len(labelled.prompts) < FEW_LABELS:
+            notes.append("few labels: no moved point met the gate, so the full grid ran "
+                         "(a grid fitted on few prompts learns their noise; check it "
+                         "on prompts it did not see)")
+        full = grid.Calibration(moved.rows + full.rows, winner, full.rule, max_fa,
+                                full.negatives, full.positives,
+                                moved.evaluated + full.evaluated, notes)
+    full.max_fa = max_fa
+    if allowed is None and max_fa > 0:
+        needed = negatives_needed(labelled.negatives, 0, max_fa)
+        full.notes.append(f"{labelled.negatives} ungoverned labels cannot show false alarms "
+                          f"<= {max_fa:g} at the {few_level()} upper bound: the grid held "
+                          f"them to none; label about {needed} more ungoverned prompts")
+    elif allowed is not None:
+        full.notes.append(f"--max-fa {max_fa:g} kept at the {few_level()} upper bound: at "
+                          f"most {allowed} of {labelled.negatives} ungoverned labels may "
+                          "route")
+    return full
+
+
+def _finish(router: Router, labelled: Labelled, result: grid.Calibration,
+            learned: LearnedArrays | None, target: Path | None,
+            corpus_id: str | None) -> tuple[OperatingPoint | None, list[Path]]:
+    """The winner as a finished operating point, written to ``target`` with what it
+    learned beside it; ``(None, [])`` when no point survived the gate."""
     point = None
     written: list[Path] = []
     if result.winner is not None:
@@ -140,7 +161,7 @@ def calibrate_index(
         if target is not None:
             save_operating_point(point, target)
             written.insert(0, target)
-    return CalibrationRun(result, point, written, unknown, scored, searched)
+    return point, written
 
 
 def few_level() -> str:

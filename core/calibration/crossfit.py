@@ -41,14 +41,7 @@ def cross_fit(router: Router, labelled: Labelled, vectors: NDArray[np.float32],
     other folds' positives as surfaces, and what to keep (fitted on every positive)."""
     scorer = router.scorer
     names = list(router.names)
-    position = {name: i for i, name in enumerate(names)}
-    rows: list[int] = []
-    owners: list[int] = []
-    for row, expected in enumerate(labelled.expected):
-        for name in sorted(expected):
-            if name in position:
-                rows.append(row)
-                owners.append(position[name])
+    rows, owners = _positives(names, labelled)
     if not rows:
         raise InputError("learning needs labelled positives that name documents of the index")
     assert scorer.embeddings is not None
@@ -57,26 +50,8 @@ def cross_fit(router: Router, labelled: Labelled, vectors: NDArray[np.float32],
     learned_owner = np.asarray(owners, dtype=np.int64)
     prompt_fold = np.array([fold_of(p) for p in labelled.prompts])
     surface_fold = prompt_fold[rows]
-    # Each prompt meets only other folds' positives as learned surfaces: the nearest one per
-    # document for "max", and their sum and count for "mean".
-    sims = (vectors @ learned_vectors.T).astype(np.float64)
-    same_fold = prompt_fold[:, None] == surface_fold[None, :]
-    owner_matrix = np.zeros((learned_owner.size, documents))
-    owner_matrix[np.arange(learned_owner.size), learned_owner] = 1.0
-    learned_sum = np.where(same_fold, 0.0, sims) @ owner_matrix
-    fold_counts = np.zeros((FOLDS, documents))
-    np.add.at(fold_counts, (surface_fold, learned_owner), 1.0)
-    learned_count = fold_counts.sum(axis=0)[None, :] - fold_counts[prompt_fold]
-    sims[same_fold] = -1.0
-    learned_best = np.full((len(labelled.prompts), documents), -1.0)
-    for document in np.unique(learned_owner):
-        learned_best[:, document] = sims[:, learned_owner == document].max(axis=1)
-    groups = scorer.groups
-    base_count = groups.counts.astype(np.float64)
-    best = np.maximum(groups.best(base_sims), learned_best)
-    mean = (groups.total(base_sims) + learned_sum) / (
-        base_count[None, :] + learned_count)
-    pooled = {"max": best, "mean": mean, "max_mean": (best + mean) / 2}
+    pooled = _pooled(router, vectors, base_sims, learned_vectors, learned_owner, prompt_fold,
+                     surface_fold)
     base_vectors = np.asarray(scorer.embeddings, dtype=np.float32)
     base_owner = np.asarray(router.stored.surface_doc, dtype=np.int64)
     # The negatives train a "no document" class (index ``documents``), cross-fitted alike.
@@ -116,3 +91,45 @@ def cross_fit(router: Router, labelled: Labelled, vectors: NDArray[np.float32],
         abstain_class=abstain,
     )
     return probabilities, pooled, learned
+
+
+def _positives(names: list[str], labelled: Labelled) -> tuple[list[int], list[int]]:
+    """Each labelled positive that names a document of the index, as (prompt row, document
+    position) pairs: the learned surfaces and their owners."""
+    position = {name: i for i, name in enumerate(names)}
+    rows: list[int] = []
+    owners: list[int] = []
+    for row, expected in enumerate(labelled.expected):
+        for name in sorted(expected):
+            if name in position:
+                rows.append(row)
+                owners.append(position[name])
+    return rows, owners
+
+
+def _pooled(router: Router, vectors: NDArray[np.float32], base_sims: NDArray[np.float64],
+            learned_vectors: NDArray[np.float32], learned_owner: NDArray[np.int64],
+            prompt_fold: NDArray[np.int64], surface_fold: NDArray[np.int64],
+            ) -> dict[str, NDArray[np.float64]]:
+    """The semantic matrix under each pooling with the learned surfaces added. Each prompt
+    meets only other folds' positives, so no prompt is scored against itself: the nearest
+    one per document for "max", and their sum and count for "mean"."""
+    documents = len(router.names)
+    sims = (vectors @ learned_vectors.T).astype(np.float64)
+    same_fold = prompt_fold[:, None] == surface_fold[None, :]
+    owner_matrix = np.zeros((learned_owner.size, documents))
+    owner_matrix[np.arange(learned_owner.size), learned_owner] = 1.0
+    learned_sum = np.where(same_fold, 0.0, sims) @ owner_matrix
+    fold_counts = np.zeros((FOLDS, documents))
+    np.add.at(fold_counts, (surface_fold, learned_owner), 1.0)
+    learned_count = fold_counts.sum(axis=0)[None, :] - fold_counts[prompt_fold]
+    sims[same_fold] = -1.0
+    learned_best = np.full((vectors.shape[0], documents), -1.0)
+    for document in np.unique(learned_owner):
+        learned_best[:, document] = sims[:, learned_owner == document].max(axis=1)
+    groups = router.scorer.groups
+    base_count = groups.counts.astype(np.float64)
+    best = np.maximum(groups.best(base_sims), learned_best)
+    mean = (groups.total(base_sims) + learned_sum) / (
+        base_count[None, :] + learned_count)
+    return {"max": best, "mean": mean, "max_mean": (best + mean) / 2}
