@@ -119,8 +119,8 @@ def header_build(index: Path) -> dict[str, Any]:
     from gov.core.index.fileformat import read_header
 
     header = read_header(index)
-    return {"documents": header["corpus"]["size"], **header.get("build", {}),
-            "bodies": header.get("bodies")}
+    build = {key: value for key, value in header.get("build", {}).items() if key != "code"}
+    return {"documents": header["corpus"]["size"], **build, "bodies": header.get("bodies")}
 
 
 SPLIT = """
