@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ..routing.confidence import logistic_many
-from ..routing.select import background_features, rank_many
+from ..routing.select import route_many
 
 if TYPE_CHECKING:
     from ..routing.background import Background
@@ -36,23 +35,12 @@ class Routed:
 def first_routes(point: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
                  background: Background | None) -> Routed:
     """Which prompts route, and rightly, under ``point``: the selection of a route (the
-    background gate, the confidence floor, the floors) over scores computed once."""
+    background gate, the confidence floor, the floors: :func:`~gov.core.routing.select.route_many`)
+    over scores computed once."""
     pooled = scores.with_pool(point.semantic_pool, point.body_surfaces)
-    many = rank_many(pooled.lexical, pooled.semantic, point, pooled.learned, pooled.families)
-    n = expected.shape[0]
-    rows = np.arange(n)
-    has1 = many.top1 >= 0
-    routed = has1.copy()
-    if point.gate == "background" and background is not None and pooled.semantic is not None:
-        tops = background.gate_scores(pooled.lexical, pooled.semantic, point).max(axis=1)
-        routed &= tops >= background.threshold(point)[0]
-        if point.confidence_weights and point.min_confidence is not None:
-            features = background_features(background, tops, many.fused1, many.fused2,
-                                           pooled.learned, many.top1, pooled.families)
-            routed &= logistic_many(point.confidence_weights, features) >= point.min_confidence
-    elif (point.confidence_weights and point.min_confidence is not None
-          and pooled.semantic is not None):
-        routed &= logistic_many(point.confidence_weights, many.features) >= point.min_confidence
+    many, routed = route_many(pooled.lexical, pooled.semantic, point, pooled.learned,
+                              pooled.families, background)
+    rows = np.arange(expected.shape[0])
     correct = routed & np.asarray(expected[rows, np.maximum(many.top1, 0)], dtype=bool)
     return Routed(routed, correct)
 

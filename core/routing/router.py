@@ -31,7 +31,7 @@ from .point import (
     point_learned,
     stored_or_default,
 )
-from .select import Gate, rank, select
+from .select import Gate, deciding_rule, nearest_documents, rank, select
 from .sources import SourceFiles
 
 # Documents an explanation lists, nearest first.
@@ -259,11 +259,7 @@ class Router:
         order, fusion, _ = rank(lexical, semantic, point, learned, limit=EXPLAIN_NEAREST)
         gate_scores = (self.background.gate_scores(lexical, semantic, point)
                        if self.background is not None and semantic is not None else None)
-        if gate_scores is not None:  # nearest by the score the gate compared
-            order = np.argsort(-gate_scores, kind="stable")[:EXPLAIN_NEAREST]
-        elif order.size == 0:  # none admitted: nearest by the raw scores the floors compared
-            order = np.argsort(-(semantic if semantic is not None else lexical),
-                               kind="stable")[:EXPLAIN_NEAREST]
+        order = nearest_documents(lexical, semantic, order, gate_scores, EXPLAIN_NEAREST)
 
         def score(values: NDArray[Any] | None, doc: int) -> float | None:
             return None if values is None else round(float(values[doc]), 4)
@@ -287,14 +283,7 @@ class Router:
                     "classifier": score(learned, int(doc))}
                    for doc in order[:EXPLAIN_NEAREST]]
         floor = point.min_confidence
-        if routed:
-            decided = "routed"
-        elif gate is not None and gate.top < gate.threshold:
-            decided = "gate"
-        elif confidence is not None and floor is not None and confidence < floor:
-            decided = "confidence"
-        else:
-            decided = "floors"
+        decided = deciding_rule(routed, gate, confidence, floor)
         same_family = (len(order) > 1 and self.families is not None
                        and int(self.families[int(order[0])]) == int(self.families[int(order[1])]))
         bar = (gate.threshold if gate is not None

@@ -194,7 +194,7 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     if point.gate == "background" and background is not None and semantic is not None:
         gate, confidence = _background_gate(lexical, semantic, learned, point, background,
                                             order, fused, families)
-        if gate.top < gate.threshold:
+        if not clears(gate.top, gate.threshold):
             return Selection([], confidence, f"abstained: best gate score {gate.top:.3f} is under "
                              f"the threshold {gate.threshold:.3f} set by "
                              f"{GUARD_SOURCES[gate.guard]}", gate)
@@ -206,7 +206,7 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     # is under the point's floor abstains: a score that clears the background can still be a
     # near miss, split between documents no one of which the head believes in.
     if (confidence is not None and point.min_confidence is not None
-            and confidence < point.min_confidence):
+            and not clears(confidence, point.min_confidence)):
         cleared = (f"best gate score {gate.top:.3f} clears the threshold {gate.threshold:.3f}, "
                    "but " if gate is not None else "")
         return Selection([], confidence, f"abstained: {cleared}confidence {confidence:.3f} is "
@@ -218,14 +218,13 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
     second = ""
     for doc in order[: point.top_k]:
         index = int(doc)
-        if chosen and fused[index] < point.second_ratio * chosen[0].fused:
-            second = f"; no second route: under {point.second_ratio:g} of the first's fused score"
-            break
-        if chosen and (learned is not None and point.second_learned_floor > 0.0
-                       and learned[index] < point.second_learned_floor):
-            second = (f"; no second route: its classifier probability {learned[index]:.2f} "
-                      f"is under {point.second_learned_floor:g}")
-            break
+        if chosen:
+            refusal = second_refusal(chosen[0].fused, float(fused[index]),
+                                     None if learned is None else float(learned[index]),
+                                     point.second_ratio, point.second_learned_floor)
+            if refusal is not None:
+                second = f"; no second route: {refusal}"
+                break
         lex_counts = lex_ok[index] or (weighted and point.lexical_weight > 0
                                        and lexical[index] > 0)
         sem_counts = semantic is not None and (sem_ok[index] or (
@@ -289,3 +288,104 @@ def rank_many(lexical: FloatArray, semantic: FloatArray | None, point: Operating
     top2, fused2 = nth(second)
     return RankedMany(top1, top2, fused1, fused2,
                       features(lexical, semantic, learned, fused, top1))
+
+
+# -- the decision rules, over one prompt's scores or many prompts' at once -----------------
+# ``select`` (a route), calibration's grid and held-out folds, and the explanation all decide
+# through these, so a rule changed here changes every one of them.
+
+
+def clears(score: Any, bar: Any) -> Any:
+    """Whether a score clears a bar (the gate's threshold, a confidence floor): at or above
+    it. Scalars or arrays (broadcast)."""
+    return score >= bar
+
+
+def second_refusal(fused1: float, fused2: float, learned2: float | None, ratio: float,
+                   learned_floor: float) -> str | None:
+    """Why the second candidate may not be a second route (None: it may): its fused score
+    under ``ratio`` of the first's, or (with a classifier) its probability under
+    ``learned_floor``."""
+    if fused2 < ratio * fused1:
+        return f"under {ratio:g} of the first's fused score"
+    if learned2 is not None and learned_floor > 0.0 and learned2 < learned_floor:
+        return f"its classifier probability {learned2:.2f} is under {learned_floor:g}"
+    return None
+
+
+def second_routes(has2: NDArray[np.bool_], fused1: FloatArray, fused2: FloatArray,
+                  learned2: FloatArray, ratio: float, learned_floor: float
+                  ) -> NDArray[np.bool_]:
+    """:func:`second_refusal` for many prompts: which take their second candidate
+    (``has2``: there is one; ``learned2``: its classifier probability, 0 without one)."""
+    return np.asarray(has2 & (fused2 >= ratio * fused1) & (learned2 >= learned_floor),
+                      dtype=bool)
+
+
+def first_route_columns(has1: NDArray[np.bool_], scores: FloatArray, cuts: FloatArray,
+                        confident: NDArray[np.bool_], floored: NDArray[np.bool_]
+                        ) -> NDArray[np.bool_]:
+    """Who routes under many settings at once, prompts by settings: a prompt with a
+    candidate whose score (the gate's best, or the confidence) clears the setting's cut and,
+    where the setting keeps a confidence floor (``floored``), that cleared it
+    (``confident``)."""
+    return np.asarray(has1[:, None] & clears(scores[:, None], cuts[None, :])
+                      & (confident[:, None] | ~floored[None, :]), dtype=bool)
+
+
+class RoutedMany(NamedTuple):
+    """Many prompts' two best candidates and which of them route at all under a point."""
+
+    ranked: RankedMany
+    routed: NDArray[np.bool_]
+
+
+def route_many(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
+               learned: FloatArray | None = None,
+               families: NDArray[np.integer[Any]] | None = None,
+               background: Background | None = None) -> RoutedMany:
+    """:func:`select`'s decision whether to route, for a matrix of prompts: a candidate, the
+    background gate (with ``background`` under a background point), then the confidence
+    floor."""
+    many = rank_many(lexical, semantic, point, learned, families)
+    routed = many.top1 >= 0
+    if point.gate == "background" and background is not None and semantic is not None:
+        tops = background.gate_scores(lexical, semantic, point).max(axis=1)
+        routed &= clears(tops, background.threshold(point)[0])
+        if point.confidence_weights and point.min_confidence is not None:
+            row = background_features(background, tops, many.fused1, many.fused2, learned,
+                                      many.top1, families)
+            routed &= clears(logistic_many(point.confidence_weights, row), point.min_confidence)
+    elif (point.confidence_weights and point.min_confidence is not None
+          and semantic is not None):
+        routed &= clears(logistic_many(point.confidence_weights, many.features),
+                         point.min_confidence)
+    return RoutedMany(many, routed)
+
+
+def deciding_rule(routed: bool, gate: Gate | None, confidence: float | None,
+                  floor: float | None) -> str:
+    """Which rule decided a route, as an explanation names it: "routed", or for an
+    abstention "gate" (the best gate score under the threshold), "confidence" (cleared, but
+    under the confidence floor) or "floors"."""
+    if routed:
+        return "routed"
+    if gate is not None and not clears(gate.top, gate.threshold):
+        return "gate"
+    if confidence is not None and floor is not None and not clears(confidence, floor):
+        return "confidence"
+    return "floors"
+
+
+def nearest_documents(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
+            order: NDArray[np.intp], gate_scores: FloatArray | None, limit: int
+            ) -> NDArray[np.intp]:
+    """The documents an explanation lists, nearest first: by the score the background gate
+    compared when there is one, else the route's own order, else (none admitted) by the raw
+    score the floors compared."""
+    if gate_scores is not None:
+        return np.argsort(-gate_scores, kind="stable")[:limit]
+    if order.size == 0:
+        return np.argsort(-(semantic if semantic is not None else lexical),
+                          kind="stable")[:limit]
+    return order[:limit]

@@ -8,7 +8,16 @@ import pytest
 
 from gov.core.routing.confidence import features as confidence_features
 from gov.core.routing.point import OperatingPoint
-from gov.core.routing.select import rank, rank_many, select
+from gov.core.routing.select import (
+    Gate,
+    deciding_rule,
+    nearest_documents,
+    rank,
+    rank_many,
+    route_many,
+    second_routes,
+    select,
+)
 
 POINT = OperatingPoint()  # floors 0.10 / 0.25, k = 60, two routes
 
@@ -100,3 +109,44 @@ def test_vectorised_ranking_matches_the_route_path(fusion: str) -> None:
             features = confidence_features(lexical[row][None, :], semantic[row][None, :],
                                            learned[row][None, :], fused[None, :], order[:1])
             assert many.features[row] == pytest.approx(features[0])
+
+
+@pytest.mark.parametrize(("ratio", "learned_floor"), [(0.0, 0.0), (0.85, 0.0), (0.0, 0.2)])
+def test_the_rules_calibration_uses_decide_as_a_route_does(ratio: float,
+                                                          learned_floor: float) -> None:
+    # Calibration decides who routes and who takes a second route over many prompts at once
+    # (route_many, second_routes); each prompt must get what select gives it alone.
+    rng = np.random.default_rng(11)
+    lexical = np.where(rng.random((200, 8)) < 0.4, rng.random((200, 8)) * 0.6, 0.0)
+    semantic = rng.random((200, 8)) * 0.7
+    learned = rng.dirichlet(np.ones(8), size=200)
+    point = POINT.with_params(confidence_weights=(-4.0, 9.0, 0.0, 0.0, 0.0),
+                              min_confidence=0.4, second_ratio=ratio,
+                              second_learned_floor=learned_floor)
+    many, routed = route_many(lexical, semantic, point, learned)
+    rows = np.arange(200)
+    learned2 = np.where(many.top2 >= 0, learned[rows, np.maximum(many.top2, 0)], 0.0)
+    second = second_routes(many.top2 >= 0, many.fused1, many.fused2, learned2, ratio,
+                           learned_floor)
+    assert 0 < routed.sum() < 200 and second[routed].sum() > 0
+    for row in range(200):
+        chosen = select(lexical[row], semantic[row], point, learned[row]).chosen
+        assert bool(routed[row]) == bool(chosen)
+        if chosen:
+            assert (len(chosen) == 2) == bool(second[row])
+
+
+def test_the_explanation_names_the_rule_that_decided() -> None:
+    gate = Gate(top=0.2, threshold=0.3, guard="bank")
+    assert deciding_rule(True, gate, 0.1, 0.5) == "routed"
+    assert deciding_rule(False, gate, 0.9, 0.5) == "gate"
+    assert deciding_rule(False, gate._replace(top=0.4), 0.1, 0.5) == "confidence"
+    assert deciding_rule(False, None, 0.6, 0.5) == "floors"
+    lexical = np.array([0.1, 0.5, 0.0])
+    semantic = np.array([0.2, 0.1, 0.3])
+    none = np.array([], dtype=np.intp)
+    assert list(nearest_documents(lexical, semantic, none, None, 2)) == [2, 0]
+    assert list(nearest_documents(lexical, None, none, None, 2)) == [1, 0]
+    assert list(nearest_documents(lexical, semantic, np.array([1, 0]), None, 1)) == [1]
+    assert list(nearest_documents(lexical, semantic, none, np.array([0.1, 0.9, 0.5]), 3)) \
+        == [1, 2, 0]
