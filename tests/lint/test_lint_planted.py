@@ -23,7 +23,10 @@ PLANTED_FINDINGS = {
     ("family", "leave-requests.md", 3, "note"),
     # team-events has an example that is business travel's ("book a flight to Lisbon").
     ("shadowed", "team-events.md", 6, "warning"),
-    # general-assistant takes greetings, recipes, jokes: generic prompts.
+    # general-assistant's surfaces are everyday words (meals, days out, the weather, the
+    # week): it takes generic prompts the background gate lets through. (A document that
+    # copies the bank itself, greetings and jokes, is held back by the gate's hub penalty
+    # and routed for almost none: no finding.)
     ("hub", "general-assistant.md", 3, "warning"),
     # meeting-rooms' trigger is one word.
     ("trigger-short", "meeting-rooms.md", 3, "warning"),
@@ -120,7 +123,7 @@ def test_lint_ignore_lines_switch_a_rule_off_for_one_document(planted_copy: Path
                                                               planted_index: Path) -> None:
     hub = planted_copy / "general-assistant.md"
     hub.write_text(hub.read_text().replace(
-        "**Agent-example:** hello", "**Lint-ignore:** hub\n**Agent-example:** hello", 1))
+        "**Agent-example:** what", "**Lint-ignore:** hub\n**Agent-example:** what", 1))
     events = planted_copy / "team-events.md"
     events.write_text(events.read_text().replace(
         "**Agent-example:** plan", "**Lint-ignore:** shadowed, no-such-rule\n**Agent-example:** plan", 1))

@@ -69,7 +69,7 @@ def test_near_duplicate_families_keep_both_from_taking_both_routes(tmp_path: Pat
 
     planted_corpus = load_corpus([PLANTED], warn=lambda _m: None)
     prompts = ["how many vacation days do I have left this year",
-               "I need to book three days of annual leave in March"]
+               "approve the leave request from someone on my team for Friday"]
     duplicates = {"time-off", "leave-requests"}
     routes = {}
     for mode in ("none", "duplicates", "auto"):
