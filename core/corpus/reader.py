@@ -249,105 +249,116 @@ def load_corpus(
     base_path = Path(base) if base is not None else Path.cwd()
     if not paths:
         raise CorpusError("no corpus paths given")
-    found: list[Document] = []
-    folders: list[tuple[str, ...]] = []  # each found document's folders, outermost first
-    problems: list[Skip] = []
-    stamps: list[FileStamp] = []
-    roots: list[str] = []
-    candidates = 0
-
-    leaving: set[str] = set()  # links out of the corpus: a problem with one says only that
-
-    def problem(shown: str, exc: ParseProblem) -> None:
-        if shown in leaving:
-            exc = ParseProblem(LEAVES, reason="unreadable")
-        where = f"{shown}:{exc.line}" if exc.line else shown
-        if strict:
-            raise CorpusError(f"{where}: {exc.message} (strict mode)")
-        problems.append(Skip(shown, exc.line, exc.message, exc.reason))
-
-    def add(documents: Iterable[Document], where: tuple[str, ...]) -> None:
-        for doc in documents:
-            found.append(doc)
-            folders.append(where)
-
-    budget = _Budget(MAX_CORPUS_BYTES)
+    loader = _Loader(strict, warn, base_path)
     for raw in paths:
         if str(raw) == "-":
-            source = stdin if stdin is not None else sys.stdin.buffer
-            roots.append("-")
-            candidates += 1
-            try:
-                add(parse_jsonl_documents(_bounded_lines(source, budget, "<stdin>"), "<stdin>"),
-                    ("stdin",))
-            except ParseProblem as exc:
-                problem("<stdin>", exc)
-            continue
-        root = Path(raw)
-        roots.append(_relative(root, base_path))
-        if not root.exists():
-            raise CorpusError(f"{raw}: no such file or folder")
-        if root.is_dir():
-            walk = Walk(warn=warn)
-            files = list(walk.files(root))
-            leaving.update(_relative(Path(link), base_path) for link in walk.leaving)
-            if not files:
-                warn(f"{raw}: no markdown or JSONL documents found")
-            top = Path(os.path.abspath(root))
-            outer: tuple[str, ...] = (top.name,) if top.name else ()
-        elif root.is_file():
-            files = [root]
-            top = Path(os.path.abspath(root)).parent
-            outer = (top.name,) if top.name else ()
+            loader.read_stdin(stdin if stdin is not None else sys.stdin.buffer)
         else:
-            raise CorpusError(f"{raw}: not a regular file or folder (a FIFO, device or socket)")
-        for path in files:
-            candidates += 1
-            shown = _relative(path, base_path)
-            inner = Path(os.path.abspath(path)).parent.relative_to(top).parts
-            where = outer + inner
-            agent = any(part.lower() in AGENT_FOLDERS for part in where)
-            try:
-                stat = path.stat()
-                stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns, file_sha256(path)))
-            except OSError as exc:
-                problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
-                continue
-            if path.name.lower().endswith(JSONL_SUFFIXES):
-                try:
-                    with os.fdopen(open_regular(path), "rb") as handle:
-                        add(parse_jsonl_documents(_bounded_lines(handle, budget, shown), shown),
-                            (*where, path.name.split(".")[0]))
-                except ParseProblem as exc:
-                    problem(shown, exc)
-                except OSError as exc:
-                    problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
-                continue
-            try:
-                doc = _markdown_document(path, shown, budget, agent)
-            except ParseProblem as exc:
-                if (exc.reason == "no description" and looks_like_repository_file(path)
-                        and shown not in leaving):
-                    candidates -= 1  # QUICKSTART.md, TODO.md: about the repository, not a document
-                    continue
-                problem(shown, exc)
-                continue
-            add([doc], where)
-
-    found, dropped, collisions = unique_names(found, folders, on_duplicate, warn)
-    problems.extend(dropped)
+            loader.read_root(raw)
+    found, dropped, collisions = unique_names(loader.found, loader.folders, on_duplicate, warn)
+    problems = loader.problems + dropped
     _warn_skipped(problems, warn)
     lenient = sum(1 for doc in found if any(n.startswith("front matter read leniently")
                                              for n in doc.notes))
     if lenient:
         warn(f"{lenient:,} file(s)' front matter read leniently (not strict YAML, read as the "
              "harnesses read it); gov list --lenient shows them")
-    routable = [doc for doc in found if doc.routable]
-    retired = [doc for doc in found if not doc.routable]
-    corpus = Corpus(routable, retired, [skip.file for skip in problems], roots, stamps, problems)
-    corpus.candidates = candidates
+    corpus = Corpus([doc for doc in found if doc.routable], [doc for doc in found if not doc.routable],
+                    [skip.file for skip in problems], loader.roots, loader.stamps, problems)
+    corpus.candidates = loader.candidates
     corpus.collisions = collisions
     return corpus
+
+
+class _Loader:
+    """Documents with their folders (to qualify shared names), skips, stamps, one budget."""
+
+    def __init__(self, strict: bool, warn: Warn, base_path: Path) -> None:
+        self.strict, self.warn, self.base_path = strict, warn, base_path
+        self.found: list[Document] = []
+        self.folders: list[tuple[str, ...]] = []  # each found document's folders, outermost first
+        self.problems: list[Skip] = []
+        self.stamps: list[FileStamp] = []
+        self.roots: list[str] = []
+        self.candidates = 0
+        self.leaving: set[str] = set()  # links out of the corpus: a problem with one says only that
+        self.budget = _Budget(MAX_CORPUS_BYTES)
+
+    def problem(self, shown: str, exc: ParseProblem) -> None:  # skipped, or strict's error
+        if shown in self.leaving:
+            exc = ParseProblem(LEAVES, reason="unreadable")
+        where = f"{shown}:{exc.line}" if exc.line else shown
+        if self.strict:
+            raise CorpusError(f"{where}: {exc.message} (strict mode)")
+        self.problems.append(Skip(shown, exc.line, exc.message, exc.reason))
+
+    def add(self, documents: Iterable[Document], where: tuple[str, ...]) -> None:
+        for doc in documents:
+            self.found.append(doc)
+            self.folders.append(where)
+
+    def read_stdin(self, source: IO[bytes]) -> None:  # the path "-": JSONL on stdin
+        self.roots.append("-")
+        self.candidates += 1
+        try:
+            self.add(parse_jsonl_documents(_bounded_lines(source, self.budget, "<stdin>"),
+                                           "<stdin>"), ("stdin",))
+        except ParseProblem as exc:
+            self.problem("<stdin>", exc)
+
+    def read_root(self, raw: str | os.PathLike[str]) -> None:
+        """A folder's document files, or one file; folders named from the path's own down."""
+        root = Path(raw)
+        self.roots.append(_relative(root, self.base_path))
+        if not root.exists():
+            raise CorpusError(f"{raw}: no such file or folder")
+        if root.is_dir():
+            walk = Walk(warn=self.warn)
+            files = list(walk.files(root))
+            self.leaving.update(_relative(Path(link), self.base_path) for link in walk.leaving)
+            if not files:
+                self.warn(f"{raw}: no markdown or JSONL documents found")
+            top = Path(os.path.abspath(root))
+        elif root.is_file():
+            files = [root]
+            top = Path(os.path.abspath(root)).parent
+        else:
+            raise CorpusError(f"{raw}: not a regular file or folder (a FIFO, device or socket)")
+        outer: tuple[str, ...] = (top.name,) if top.name else ()
+        for path in files:
+            self.read_file(path, top, outer)
+
+    def read_file(self, path: Path, top: Path, outer: tuple[str, ...]) -> None:
+        """One file's stamp and documents; a README or TODO without a description is no file."""
+        self.candidates += 1
+        shown = _relative(path, self.base_path)
+        where = outer + Path(os.path.abspath(path)).parent.relative_to(top).parts
+        agent = any(part.lower() in AGENT_FOLDERS for part in where)
+        try:
+            stat = path.stat()
+            self.stamps.append(FileStamp(shown, stat.st_size, stat.st_mtime_ns, file_sha256(path)))
+        except OSError as exc:
+            self.problem(shown, ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
+            return
+        if path.name.lower().endswith(JSONL_SUFFIXES):
+            try:
+                with os.fdopen(open_regular(path), "rb") as handle:
+                    self.add(parse_jsonl_documents(_bounded_lines(handle, self.budget, shown),
+                                                   shown), (*where, path.name.split(".")[0]))
+            except (ParseProblem, OSError) as exc:
+                self.problem(shown, exc if isinstance(exc, ParseProblem) else
+                             ParseProblem(f"cannot read the file: {exc.strerror or exc}"))
+            return
+        try:
+            doc = _markdown_document(path, shown, self.budget, agent)
+        except ParseProblem as exc:
+            if (exc.reason == "no description" and looks_like_repository_file(path)
+                    and shown not in self.leaving):
+                self.candidates -= 1  # QUICKSTART.md, TODO.md: about the repository, not a document
+                return
+            self.problem(shown, exc)
+            return
+        self.add([doc], where)
 
 
 def _warn_skipped(problems: Sequence[Skip], warn: Warn) -> None:
