@@ -58,12 +58,13 @@ def score_prompts(measured: Measured, point: Any,
     from gov.core.routing.select import background_features, rank_many
 
     semantic, background, gate = measured.gated(point)
+    families = measured.stored.families()  # as a route ranks: one route per family
     ranked = rank_many(measured.lexical if lexical is None else lexical, semantic, point,
-                       measured.head)
+                       measured.head, families)
     rows = np.arange(gate.size)
     first = np.maximum(ranked.top1, 0)
     features = background_features(background, gate, ranked.fused1, ranked.fused2,
-                                   measured.head, ranked.top1)
+                                   measured.head, ranked.top1, families)
     right = measured.gold[rows, first] & (ranked.top1 >= 0)
     return Scored(semantic, background, gate, ranked, features, right)
 
