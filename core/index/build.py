@@ -25,12 +25,13 @@ from ..corpus.document import Corpus, Document
 from ..encode import bundle
 from ..encode.tfidf import LexicalArrays, fit
 from ..errors import GovError, IndexBuildError
-from . import body_words, doctable, termhash
+from . import body_words
 from .bodies import Passages
 from .fileformat import write_index_file
 from .header import CorpusInfo, IndexHeader, ModelInfo
 from .neighbours import Thresholds
 from .surfaces import TRIGGER, Surfaces, surfaces_of
+from .tables import text_arrays
 
 Progress = Callable[[int, int], None]
 SEPARABILITY_SAMPLE = 4000
@@ -270,42 +271,15 @@ def build(
     """
     model_id = bundle.spec(model_id).id
     documents = corpus.documents
-    if not documents:
-        if corpus.skipped:
-            raise IndexBuildError(
-                f"no routable documents: {len(corpus.skipped)} file(s) have no trigger (first: "
-                f"{corpus.skipped[0]}); add a line such as '**Agent-trigger:** when this "
-                "applies' under each title, or a 'description:' in the front matter")
-        raise IndexBuildError("the corpus has no routable documents; nothing to index")
-    if lexical_only and ann:
-        raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
+    _check_buildable(corpus, lexical_only, ann)
     layout = surfaces_of(documents)
     embeddings: NDArray[np.float32] | None = None
     model: ModelInfo | None = None
     reused = cached = 0
-    per_doc: list[list[str]] | None = None  # body passages, split before any embedding
-    body: tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages] | None = None
+    body: _Body | None = None
     if not lexical_only:
-        from ..encode.embedding import model_sha256
-        from .bodies import distinct_passages, first_passages, wanted
-
-        per_doc = first_passages(documents) if wanted(bodies, len(documents)) else None
-        passages = len(distinct_passages(per_doc)) if per_doc is not None else 0
-        embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
-                                                     download, then=passages)
-        model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
-        if per_doc is not None:
-            from .bodies import body_vectors
-
-            body = body_vectors(documents, model_id, int(embeddings.shape[1]),
-                                _shifted(progress, len(set(layout.texts)) - reused, 0),
-                                download=download, per_doc=per_doc)
-        # The last text is embedded: the encoder's session and the arena its runs grew go
-        # now, before scikit-learn is imported for the words model and the head is fitted,
-        # so they never stack (a cold build of 1,456 skills peaked at 637 MB, now 576).
-        from ..encode.embedding import release
-
-        release("build")
+        embeddings, model, reused, cached, body = _embed(documents, layout, model_id, previous,
+                                                         progress, download, bodies)
     lexical = fit(layout.texts)
     trigger_rows = [i for i, kind in enumerate(layout.kinds) if kind == TRIGGER]
     base_path = Path(base) if base is not None else Path.cwd()
@@ -322,31 +296,7 @@ def build(
         build={"surfaces": len(layout.texts), "reused_vectors": reused, "cached_vectors": cached,
                "code": code_stamp()},
     )
-    encoded_texts = [doc.text.encode("utf-8") for doc in documents]
-    offsets = np.zeros(len(documents) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(text) for text in encoded_texts])
-    arrays: dict[str, np.ndarray] = {
-        "vocabulary": np.frombuffer("\n".join(lexical.vocabulary).encode("utf-8"), dtype=np.uint8),
-        "stop_words": np.frombuffer("\n".join(lexical.stop_words).encode("utf-8"), dtype=np.uint8),
-        "idf": lexical.idf,
-        "lex_col_ptr": lexical.col_ptr,
-        "lex_col_rows": lexical.col_rows,
-        "lex_col_data": lexical.col_data,
-        "surface_doc": np.asarray(layout.owners, dtype=np.int32),
-        "surface_kind": np.asarray(layout.kinds, dtype=np.int8),
-        "texts": np.frombuffer(b"".join(encoded_texts), dtype=np.uint8),
-        "text_offsets": offsets,
-    }
-    # Document records and the term lookup as arrays: a load maps them and reads only what
-    # a route touches (see gov.core.index.doctable and gov.core.index.termhash).
-    records = [
-        {"name": doc.name, "source": doc.source, "trigger": doc.trigger,
-         "examples": list(doc.examples), "family": doc.family,
-         "depends_on": list(doc.depends_on), "kind": doc.kind, "hash": doc.content_hash}
-        for doc in documents
-    ]
-    arrays.update(doctable.build_arrays([doc.name for doc in documents], records))
-    arrays.update(termhash.build_arrays(lexical.vocabulary))
+    arrays = text_arrays(documents, layout, lexical)
     embedded: Passages | None = None
     if embeddings is not None:
         arrays["embeddings"] = embeddings
@@ -364,16 +314,72 @@ def build(
     words, summary = body_words.fit_arrays(documents)
     arrays.update(words)
     header = replace(header, body_words=summary)
+    header = _with_families(header, arrays, documents, families, duplicates, layout, embeddings,
+                            lexical)
+    return BuiltIndex(header, arrays, embedded)
+
+
+# A document's body vectors, which documents have one, their summary, the passages embedded.
+_Body = tuple[NDArray[np.float32], NDArray[np.uint8], dict[str, int], Passages]
+
+
+def _check_buildable(corpus: Corpus, lexical_only: bool, ann: bool) -> None:
+    """Refuse before any work: an empty corpus (naming the first file skipped for want of a
+    trigger, the usual cause) or options that cannot go together."""
+    if not corpus.documents:
+        if corpus.skipped:
+            raise IndexBuildError(
+                f"no routable documents: {len(corpus.skipped)} file(s) have no trigger (first: "
+                f"{corpus.skipped[0]}); add a line such as '**Agent-trigger:** when this "
+                "applies' under each title, or a 'description:' in the front matter")
+        raise IndexBuildError("the corpus has no routable documents; nothing to index")
+    if lexical_only and ann:
+        raise IndexBuildError("--ann needs embeddings: it cannot be combined with --lexical-only")
+
+
+def _embed(documents: Sequence[Document], layout: Surfaces, model_id: str,
+           previous: str | os.PathLike[str] | None, progress: Progress | None, download: bool,
+           bodies: bool | None) -> tuple[NDArray[np.float32], ModelInfo, int, int, _Body | None]:
+    """Every text embedded (surfaces, then body passages) on one progress scale: the
+    surface vectors, the model, vectors reused and cached, and the body vectors."""
+    from ..encode.embedding import model_sha256
+    from .bodies import distinct_passages, first_passages, wanted
+
+    per_doc = first_passages(documents) if wanted(bodies, len(documents)) else None
+    passages = len(distinct_passages(per_doc)) if per_doc is not None else 0
+    embeddings, reused, cached = _embed_surfaces(layout.texts, model_id, previous, progress,
+                                                 download, then=passages)
+    model = ModelInfo(model_id, int(embeddings.shape[1]), model_sha256(model_id))
+    body: _Body | None = None
+    if per_doc is not None:
+        from .bodies import body_vectors
+
+        body = body_vectors(documents, model_id, int(embeddings.shape[1]),
+                            _shifted(progress, len(set(layout.texts)) - reused, 0),
+                            download=download, per_doc=per_doc)
+    # The last text is embedded: the encoder's session and the arena its runs grew go
+    # now, before scikit-learn is imported for the words model and the head is fitted,
+    # so they never stack (a cold build of 1,456 skills peaked at 637 MB, now 576).
+    from ..encode.embedding import release
+
+    release("build")
+    return embeddings, model, reused, cached, body
+
+
+def _with_families(header: IndexHeader, arrays: dict[str, np.ndarray],
+                   documents: Sequence[Document], families: str, duplicates: Thresholds | None,
+                   layout: Surfaces, embeddings: NDArray[np.float32] | None,
+                   lexical: LexicalArrays) -> IndexHeader:
+    """Add the families' array, if any, and record how they were found either way (a
+    refresh keeps the mode; a kept index knows what it was built with)."""
     grouped = family_arrays(documents, families, duplicates, layout, embeddings, lexical)
     if grouped is not None:
         arrays["doc_family"], summary = grouped
-        header = replace(header, families=summary)
-    else:  # recorded, so a refresh keeps it (and a kept index knows what it was built with)
-        recorded: dict[str, Any] = {"mode": families}
-        if families in DETECTED:
-            recorded.update(clusters=0, thresholds=(duplicates or Thresholds()).to_json())
-        header = replace(header, families=recorded)
-    return BuiltIndex(header, arrays, embedded)
+        return replace(header, families=summary)
+    recorded: dict[str, Any] = {"mode": families}
+    if families in DETECTED:
+        recorded.update(clusters=0, thresholds=(duplicates or Thresholds()).to_json())
+    return replace(header, families=recorded)
 
 
 def family_arrays(documents: Sequence[Document], mode: str, duplicates: Thresholds | None,
