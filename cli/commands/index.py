@@ -74,23 +74,16 @@ def index_command(
     target = index_path(output) if verify else output_path(output)  # verify searches; a build writes here
     out_format = view.format
     if verify:
-        from gov.core.routing.indexes import load_index
-
-        loaded = load_index(target, verify=True)
-        stale = loaded.is_stale()
-        checked = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
-                                   "stale": stale, "fingerprint": loaded.fingerprint}
-        _emit(checked, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
-              + (", STALE: its corpus changed since the build" if stale else ", fresh"))
-        return 1 if stale else 0
+        return _verify(target, out_format)
     if not paths:
         raise UsageError("give at least one corpus folder or file (or '-' for stdin)")
     if ann_candidates is not None and not ann:
         raise UsageError("--ann-candidates needs --ann")
     if families not in ("duplicates", "declared", "auto", "none"):
         raise UsageError(f"--families must be duplicates, declared, auto or none, not {families!r}")
-    from gov.core.corpus.reader import ON_DUPLICATE, load_corpus
-    from gov.core.routing.indexes import build_index, divergence_of
+    from gov.core.corpus.names import ON_DUPLICATE
+    from gov.core.corpus.reader import load_corpus
+    from gov.core.routing.indexes import build_index
 
     if on_duplicate not in ON_DUPLICATE:
         raise UsageError(f"--on-duplicate must be qualify, error or first, not {on_duplicate!r}")
@@ -126,8 +119,34 @@ def index_command(
         conventions.warn(f"bodies left out: {header.corpus.size:,} documents is over "
                          f"{MAX_DOCUMENTS:,}, where embedding them would be most of the build; "
                          "gov index --bodies embeds them")
+    summary = _summary(target, built, corpus)
+    _emit(summary, out_format, _summary_text(summary, built.header, target, corpus, list_skipped))
+    conventions.notice(closing_line(corpus))
+    return 0
+
+
+def _verify(target: Path, out_format: str) -> int:
+    """``--verify``: every checksum of an existing index read, and whether its corpus has
+    changed since (exit 1 when stale, so a CI step can rebuild)."""
+    from gov.core.routing.indexes import load_index
+
+    loaded = load_index(target, verify=True)
+    stale = loaded.is_stale()
+    checked = {"index": str(target), "ok": not stale, "documents": len(loaded.names),
+                               "stale": stale, "fingerprint": loaded.fingerprint}
+    _emit(checked, out_format, f"{target}: checksums ok, {len(loaded.names)} documents"
+          + (", STALE: its corpus changed since the build" if stale else ", fresh"))
+    return 1 if stale else 0
+
+
+def _summary(target: Path, built: Any, corpus: Corpus) -> dict[str, Any]:
+    """What one build made, as ``--format json`` prints it: the counts, what was left out
+    and why, the model and what the build measured (separability, background, families)."""
+    from gov.core.routing.indexes import divergence_of
+
+    header = built.header
     build = header.build
-    summary: dict[str, Any] = {
+    return {
         "index": str(target),
         "documents": header.corpus.size,
         "retired": list(header.corpus.retired),
@@ -148,6 +167,12 @@ def index_command(
         "families": header.families,
         "background": header.background,
     }
+
+
+def _summary_text(summary: dict[str, Any], header: Any, target: Path, corpus: Corpus,
+                  list_skipped: bool) -> str:
+    """The summary as lines for people: one per thing the build did, only when it did it."""
+    build = header.build
     retired: list[str] = summary["retired"]
     reasons: list[str] = summary["divergence"]
     lines = [
@@ -184,9 +209,7 @@ def index_command(
                      + f": {skip.reason}: {skip.problem}" for skip in corpus.problems)
     for reason in reasons:
         lines.append(f"  divergence: {reason}")
-    _emit(summary, out_format, "\n".join(lines))
-    conventions.notice(closing_line(corpus))
-    return 0
+    return "\n".join(lines)
 
 
 def closing_line(corpus: Corpus) -> str:
