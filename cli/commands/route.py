@@ -84,15 +84,7 @@ def route_command(
     view: options.Output,
 ) -> int:
     out_format = view.format
-    if prompt is not None and text:
-        raise UsageError("give a PROMPT argument or --text on stdin, not both")
-    if prompt is not None and input_path is not None:
-        raise UsageError("give a PROMPT argument or --input FILE, not both")
-    if text and input_path is not None and input_path.suffix.lower() in (".parquet", ".pq"):
-        raise UsageError("--text reads plain lines; a Parquet --input is read as rows (drop --text)")
-    if prompt is None and input_path is None and conventions.is_tty(sys.stdin):
-        raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
-                         " or --text lines on stdin")
+    _check_inputs(prompt, text, input_path)
     if engine is Engine.ray:
         from .route_ray import route_on_ray
 
@@ -102,7 +94,7 @@ def route_command(
                             batch_size=batch_size, exit_status=exit_status,
                             fail_fast=on_error is OnError.fail)
     from gov.core import telemetry
-    from gov.core.routing.pipeline import Item, parse_jsonl, parse_text, stream
+    from gov.core.routing.pipeline import Item, parse_jsonl, parse_text
 
     start = telemetry.process_start() or time.perf_counter()
     telemetry.warn_on_loss()  # an unwritable or refused log is said once, not lost unseen
@@ -116,15 +108,50 @@ def route_command(
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
         loaded = open_index(index, corpus, operating_point, lexical_only, exact=exact)
     writer = _Writer(out_format, loaded)
-    failed_rows = 0
-    abstained = 0
     source = _open_input(input_path) if input_path is not None else sys.stdin.buffer
     items = ([Item(1, {"prompt": prompt}, None)] if prompt is not None
              else parse_text(source) if text else parse_jsonl(source))
+    failed_rows, abstained = _route_rows(loaded, items, writer, one_shot=prompt is not None,
+                                         start=start, batch_size=batch_size, explain=explain,
+                                         fail_fast=on_error is OnError.fail)
+    if loaded.degraded:
+        conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")
+    if failed_rows:
+        conventions.error_line(f"{failed_rows} input line(s) were malformed; see the error rows")
+        return 1
+    if exit_status and abstained:
+        return 1
+    return 0
+
+
+def _check_inputs(prompt: str | None, text: bool, input_path: Path | None) -> None:
+    """One source of prompts: an argument, --input, or stdin, which must not be a terminal
+    (a pipe that never comes would wait forever)."""
+    if prompt is not None and text:
+        raise UsageError("give a PROMPT argument or --text on stdin, not both")
+    if prompt is not None and input_path is not None:
+        raise UsageError("give a PROMPT argument or --input FILE, not both")
+    if text and input_path is not None and input_path.suffix.lower() in (".parquet", ".pq"):
+        raise UsageError("--text reads plain lines; a Parquet --input is read as rows (drop --text)")
+    if prompt is None and input_path is None and conventions.is_tty(sys.stdin):
+        raise UsageError('no prompt: give one as an argument, or pipe JSONL ({"prompt": ...} per line)'
+                         " or --text lines on stdin")
+
+
+def _route_rows(loaded: Any, items: Any, writer: _Writer, *, one_shot: bool, start: float,
+                batch_size: int, explain: bool, fail_fast: bool) -> tuple[int, int]:
+    """Route and write every row, one telemetry event each; returns the malformed rows and
+    the abstentions. With ``fail_fast`` the first malformed row ends the run as an input
+    error, once what came before it is written."""
+    from gov.core import telemetry
+    from gov.core.routing.pipeline import stream
+
+    failed_rows = 0
+    abstained = 0
     # One event per row. A one-shot prompt is timed from process start ("cli"); a streamed
     # row gets its share of its batch, from the batch's start to its last row written
     # ("cli-stream"), so batch figures stay per prompt and apart from one-shot ones.
-    adapter: telemetry.Adapter = "cli" if prompt is not None else "cli-stream"
+    adapter: telemetry.Adapter = "cli" if one_shot else "cli-stream"
     batch: list[telemetry.Attempt] = []
 
     def close_batch() -> None:
@@ -136,7 +163,7 @@ def route_command(
             batch.clear()
 
     for routed in stream(loaded, items, batch_size=batch_size, explain=explain):
-        batch_start = start if prompt is not None else routed.started
+        batch_start = start if one_shot else routed.started
         if batch and batch[0].start != batch_start:
             close_batch()
         attempt = telemetry.attempt(adapter, start=batch_start)
@@ -155,20 +182,13 @@ def route_command(
             failed_rows += 1
             attempt.fail("input")
             writer.write(routed.row())
-            if on_error is OnError.fail:
+            if fail_fast:
                 close_batch()
                 writer.close()
                 raise InputError(f"stdin line {routed.item.line}: {routed.item.problem}")
     close_batch()
     writer.close()
-    if loaded.degraded:
-        conventions.warn(f"routing was lexical-only: {loaded.degraded_reason}")
-    if failed_rows:
-        conventions.error_line(f"{failed_rows} input line(s) were malformed; see the error rows")
-        return 1
-    if exit_status and abstained:
-        return 1
-    return 0
+    return failed_rows, abstained
 
 
 def _open_input(path: Path) -> IO[bytes]:
