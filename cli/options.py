@@ -24,7 +24,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from . import conventions
+from . import conventions, reporters
 from .conventions import Color, ColorOpt, DebugOpt, QuietOpt
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -105,6 +105,7 @@ def shared(*, formats: tuple[str, ...] = ("text",), tty: str = "text", pipe: str
     ``formats`` are the ones the command writes (``--format`` is offered when there are
     several); ``tty`` and ``pipe`` are the defaults on a terminal and in a pipe.
     """
+    formats = reporters.check_formats(formats)  # only formats the registry writes
     pipe_default = pipe or tty
 
     def decorate(func: F) -> F:

@@ -14,6 +14,12 @@ writes it the same way.
 * sarif: one SARIF 2.1.0 log of the annotations that point at a file (GitHub code
   scanning shows them on the files); a summary view that offers ``rules()`` names the
   tool's rules, else each annotation's ``rule`` (or title) becomes one.
+
+This module is the one place formats are registered (:data:`REPORTERS`, whose names are
+:data:`FORMATS`) and chosen: ``--format`` offers only registered names
+(:func:`check_formats`), a command that writes one JSON value goes through
+:func:`write_json` (the writer every JSON and JSONL reporter uses), and card results,
+which stream at thousands a second, are written by :func:`write_card_results`.
 """
 
 from __future__ import annotations
@@ -80,10 +86,22 @@ class Reporter:
         self.stream.flush()
 
     def _json(self, value: Any, indent: bool) -> None:
-        import orjson
+        self.stream.write(json_bytes(value, indent=indent))
 
-        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if indent else 0)
-        self.stream.write(orjson.dumps(value, option=option))
+
+def json_bytes(value: Any, *, indent: bool = False) -> bytes:
+    """One JSON document as gov writes it: compact (a JSONL line) or indented by two, always
+    with its newline."""
+    import orjson
+
+    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if indent else 0)
+    return orjson.dumps(value, option=option)
+
+
+def write_json(value: Any, *, indent: bool = False, stream: IO[bytes] | None = None) -> None:
+    """Write one JSON document (:func:`json_bytes`) to ``stream`` (default stdout): the
+    writer for a command whose output is one value rather than items and a summary."""
+    (stream if stream is not None else sys.stdout.buffer).write(json_bytes(value, indent=indent))
 
 
 class TextReporter(Reporter):
@@ -296,6 +314,33 @@ REPORTERS: dict[str, type[Reporter]] = {
     cls.name: cls for cls in (TextReporter, JsonReporter, JsonlReporter, GithubReporter,
                               SarifReporter)
 }
+
+
+FORMATS: tuple[str, ...] = tuple(REPORTERS)
+
+
+def check_formats(formats: Iterable[str]) -> tuple[str, ...]:
+    """``formats`` as a tuple, each a registered one (a command cannot offer a format the
+    registry has no writer for)."""
+    chosen = tuple(formats)
+    unknown = [name for name in chosen if name not in REPORTERS]
+    if unknown:
+        raise ValueError(f"not registered output formats: {', '.join(unknown)} "
+                         f"(registered: {', '.join(FORMATS)})")
+    return chosen
+
+
+def write_card_results(results: Iterable[dict[str, Any]], fmt: str, *, verifying: bool,
+                       color: bool = False, stream: IO[bytes] | None = None) -> Any:
+    """Card check results in ``fmt`` (one of :data:`gov.core.cards.report.FORMATS`, all
+    registered here), counted: their writers live beside the checks, batched for speed."""
+    from gov.core.cards.report import FORMATS as CARD_FORMATS
+    from gov.core.cards.report import write_results
+
+    if fmt not in check_formats(CARD_FORMATS):
+        raise ValueError(f"card results are not written as {fmt!r}")
+    return write_results(results, stream if stream is not None else sys.stdout.buffer, fmt,
+                         verifying=verifying, color=color)
 
 
 def reporter(name: str, stream: IO[bytes] | None = None) -> Reporter:

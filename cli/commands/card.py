@@ -99,11 +99,10 @@ InteropOutputOpt = Annotated[
 
 def write_converted(conversion: Any, fmt_name: str, output: str | None) -> tuple[int, int]:
     """Write what a conversion made and name its problems on stderr: (written, problems)."""
-    import orjson
-
     from gov.core.cards.workflows import write_cards
 
     from ..conventions import warn
+    from ..reporters import json_bytes
 
     for line in conversion.notes:
         notice(line)
@@ -117,13 +116,11 @@ def write_converted(conversion: Any, fmt_name: str, output: str | None) -> tuple
             continue
         written += 1
         if fmt_name == "jsonl" and not output:
-            sys.stdout.buffer.write(orjson.dumps(item.value, option=orjson.OPT_APPEND_NEWLINE))
+            sys.stdout.buffer.write(json_bytes(item.value))
         else:
             values.append(item.value)
-    if fmt_name == "json":
-        blob = orjson.dumps(values, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    else:
-        blob = b"".join(orjson.dumps(v, option=orjson.OPT_APPEND_NEWLINE) for v in values)
+    blob = (json_bytes(values, indent=True) if fmt_name == "json"
+            else b"".join(json_bytes(v) for v in values))
     if output:
         write_cards(output, blob)
     elif fmt_name == "json":

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .. import options
+from .. import options, reporters
 from ..conventions import notice
 from .card import (
     card_app,
@@ -52,8 +52,6 @@ def budget_cmd(
         gov card budget examples/cards/budget/cards.jsonl \\
           --raw 'examples/cards/budget/raw/*.txt' --agents 5 --steps 20
     """
-    import orjson
-
     from gov.core.cards.budget import token_counter
     from gov.core.cards.workflows import budget_cards
 
@@ -74,7 +72,7 @@ def budget_cmd(
         warn(f"{count} records are not valid cards and were left out of the measure" if count > 1
              else "1 record is not a valid card and was left out of the measure")
     if view.format == "json":
-        sys.stdout.buffer.write(orjson.dumps(budget.report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        reporters.write_json(budget.report, indent=True)
     else:
         sys.stdout.write(_budget_text(budget.report))
     return 1 if budget.skipped else 0

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
-from .. import options
+from .. import options, reporters
 from ..conventions import notice
 from .card import (
     card_app,
@@ -34,12 +33,10 @@ def contract_cmd(
         gov card contract default > team.contract.json   # edit, then:
         gov card verify cards/ --contract team.contract.json
     """
-    import orjson
-
     from gov.core.cards.contracts import describe_source, load_contract
 
     chosen = load_contract(name)
     notice(describe_source(chosen))
     data = {"$schema": "urn:gov:schema:card-contract:1", **chosen.to_json()}
-    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    reporters.write_json(data, indent=True)
     return 0

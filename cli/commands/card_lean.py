@@ -14,7 +14,7 @@ import os
 import sys
 from typing import IO, Any
 
-FORMATS = ("text", "json", "jsonl", "github")
+FORMATS = ("text", "json", "jsonl", "github")  # the card formats of cli/reporters.py's registry
 COLORS = ("auto", "always", "never")
 VALUE_OPTIONS = {"-f": "format", "--format": "format", "-c": "contract", "--contract": "contract",
                  "--now": "now", "--repo": "repo", "--base": "base", "--color": "color"}
@@ -83,10 +83,11 @@ def verify(
     """Run ``gov card verify`` once its options are read: results to stdout, notes and the
     tally to stderr (unless ``quiet``); the exit code. Errors are ``GovError``s."""
     from gov.core.cards.contracts import describe_source
-    from gov.core.cards.report import write_results
     from gov.core.cards.timestamps import parse_rfc3339
     from gov.core.cards.workflows import verify_cards
     from gov.core.errors import UsageError
+
+    from ..reporters import write_card_results
 
     when = None
     if now is not None:
@@ -109,7 +110,7 @@ def verify(
 
     for line in run.notes:
         notice(line)
-    tally = write_results(run.results, sys.stdout.buffer, fmt, verifying=True, color=color)
+    tally = write_card_results(run.results, fmt, verifying=True, color=color)
     message = tally.describe(True) if tally.cards else "no cards found"
     notice(f"{message} ({describe_source(run.contract)})" if run.contract else message)
     return 0 if tally.ok else 1

@@ -50,9 +50,11 @@ def option_text(problems: list[Problem]) -> str:
 
 
 def _write_card(data: dict[str, Any], fmt: str, output: str | None) -> None:
-    from gov.core.cards.workflows import card_bytes, write_cards
+    from gov.core.cards.workflows import write_cards
 
-    blob = card_bytes([data], indent=fmt == "json")
+    from ..reporters import json_bytes
+
+    blob = json_bytes(dict(data), indent=fmt == "json")
     if output:
         write_cards(output, blob)
     else:
@@ -193,9 +195,10 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
     """One card per JSON line of partial fields; bad lines are named on stderr (exit 2)."""
     from pathlib import Path
 
-    from gov.core.cards.workflows import card_bytes, new_cards, write_cards
+    from gov.core.cards.workflows import new_cards, write_cards
 
     from ..conventions import error_line
+    from ..reporters import json_bytes
 
     if source == "-":
         stream = stdin_buffer()
@@ -214,7 +217,7 @@ def _new_from_lines(source: str, defaults: dict[str, Any], fmt: str, output: str
             error_line(f"{source}:{made.line}: {made.error}")
             bad += 1
             continue
-        blob = card_bytes([made.card], indent=fmt == "json")
+        blob = json_bytes(dict(made.card), indent=fmt == "json")
         if output:
             out.append(blob)
         else:

@@ -34,12 +34,13 @@ def validate_cmd(
 
         agent-run | gov card validate - | jq 'select(.valid | not)'
     """
-    from gov.core.cards.report import write_results
     from gov.core.cards.workflows import validate_cards
+
+    from ..reporters import write_card_results
 
     fmt_name = view.format
     run = validate_cards(paths_or_stdin(paths), stdin=stdin_buffer())
     for line in run.notes:
         notice(line)
-    tally = write_results(run.results, sys.stdout.buffer, fmt_name, verifying=False, color=use_color(sys.stdout))
+    tally = write_card_results(run.results, fmt_name, verifying=False, color=use_color(sys.stdout))
     return finish(tally, False)

@@ -11,7 +11,7 @@ import typer
 
 from gov.core.errors import UsageError
 
-from .. import conventions, options
+from .. import conventions, options, reporters
 from ..options import IndexOpt
 from ..resolve import open_index
 
@@ -79,10 +79,8 @@ def label_command(
         picked = choose.choose(candidates, count)
         rows = choose.sheet_rows(loaded, candidates, picked, records)
         if out is None:
-            from gov.core.jsonl import dumps
-
-            sys.stdout.buffer.write(dumps(rows) if view.format == "json"
-                                    else b"".join(dumps(row) for row in rows))
+            sys.stdout.buffer.write(reporters.json_bytes(rows) if view.format == "json"
+                                    else b"".join(reporters.json_bytes(row) for row in rows))
             sys.stdout.flush()
         else:
             choose.write_sheet(out, rows)

@@ -9,7 +9,7 @@ import typer
 
 from gov.core.errors import InputError
 
-from .. import conventions, options
+from .. import conventions, options, reporters
 from ..options import IndexOpt
 from ..resolve import open_index
 
@@ -39,13 +39,10 @@ def show_command(
         raise InputError(loaded.stored.unknown(name))
     text = loaded.text(name)
     if fmt == "json":
-        import orjson
-
         doc = loaded.document(name)
-        sys.stdout.buffer.write(orjson.dumps(
+        reporters.write_json(
             {"name": name, "source": doc.source, "trigger": doc.trigger, "family": doc.family,
-             "depends_on": list(doc.depends_on), "text": text},
-            option=orjson.OPT_APPEND_NEWLINE))
+             "depends_on": list(doc.depends_on), "text": text})
     else:
         if conventions.is_tty(sys.stdout):  # a terminal shows control sequences, never obeys
             from gov.core.sanitize import escape_terminal
