@@ -229,10 +229,10 @@ def check_server(folder: Path | None) -> Check:
     if info is None:
         return Check("warm server", "info",
                      "not running (the hook starts it on demand, or run: gov serve &)")
-    indexes = ", ".join(info.get("indexes") or []) or "none loaded yet"
+    indexes = ", ".join(info.indexes) or "none loaded yet"
     return Check("warm server", "info",
-                 f"running: pid {info.get('pid')}, up {info.get('uptime_s')} s, "
-                 f"{info.get('requests')} requests, indexes: {indexes}")
+                 f"running: pid {info.pid}, up {info.uptime_s} s, "
+                 f"{info.requests} requests, indexes: {indexes}")
 
 
 def check_telemetry(folder: Path | None, environ: dict[str, str] | None = None) -> Check:

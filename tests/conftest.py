@@ -188,10 +188,11 @@ def _private_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[
         for name, value in folders.items():
             patch.setenv(name, value)
         yield folders
+    from gov.core.serving import wire
     from gov.core.serving.protocol import send
 
     for sock in runtime.glob("*.sock"):
-        send({"op": "stop"}, 2.0, sock)
+        send(wire.Stop(), 2.0, sock)
     shutil.rmtree(runtime, ignore_errors=True)
 
 

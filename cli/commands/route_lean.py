@@ -56,21 +56,19 @@ def from_server(prompt: str, index: str | None, point: str | None) -> RouteAnswe
     """The warm server's answer for one prompt, or None to route in-process."""
     from gov.core.index.locate import find_index
     from gov.core.routing.answer import RouteAnswer
-    from gov.core.serving import protocol
+    from gov.core.serving import protocol, wire
 
     found = find_index(index)
     if not found.exists:
         return None
-    target = found.path
     served = protocol.request(
-        {"op": "route", "index": target, "prompt": prompt,
-         "operating_point": os.path.abspath(point) if point else None},
+        wire.RouteRequest(found.path, prompt, os.path.abspath(point) if point else None),
         timeout=1.0,
     )
     if served is None:
         return None
     try:
-        return RouteAnswer.from_wire(served)
+        return RouteAnswer.from_wire(served.answer)
     except (KeyError, TypeError, ValueError):
         return None
 

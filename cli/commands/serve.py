@@ -45,13 +45,14 @@ def serve_command(
         if fmt == "json":
             import orjson
 
-            sys.stdout.buffer.write(orjson.dumps({"running": info is not None, **(info or {})},
+            sys.stdout.buffer.write(orjson.dumps({"running": info is not None,
+                                                  **(info.fields() if info else {})},
                                                  option=orjson.OPT_APPEND_NEWLINE))
         elif info is None:
             sys.stdout.write("gov serve: not running\n")
         else:
-            sys.stdout.write(f"gov serve: running (pid {info['pid']}, up {info['uptime_s']} s, "
-                             f"{info['requests']} requests, indexes: {', '.join(info['indexes']) or 'none'})\n")
+            sys.stdout.write(f"gov serve: running (pid {info.pid}, up {info.uptime_s} s, "
+                             f"{info.requests} requests, indexes: {', '.join(info.indexes) or 'none'})\n")
         return 0 if info is not None else 1
     if stop:
         stopped = serve.stop()

@@ -3,7 +3,8 @@
 This module imports only the standard library (orjson's import alone costs a hook turn
 about 10 ms; messages here are small): the hook asks the warm server
 first and must not pay for numpy, onnxruntime or typer unless it routes in-process.
-One request per connection: a JSON object and a newline; the answer likewise.
+One request per connection: a JSON object and a newline; the answer likewise (the typed
+records, their limits and their encoding are :mod:`gov.core.serving.wire`'s).
 
 One server per installation and version: the socket's name carries both
 (:func:`identity`), every answer says whose it is, and a client takes an answer only from
@@ -16,14 +17,13 @@ without following links.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import socket
 import stat
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, overload
 
 from ..errors import GovError
 from . import identity as ident
@@ -32,7 +32,6 @@ from . import wire
 if TYPE_CHECKING:
     import subprocess
 
-MAX_MESSAGE = 8 * 1024 * 1024
 DEFAULT_IDLE_SECONDS = 30 * 60
 
 
@@ -119,15 +118,9 @@ def is_socket(path: Path) -> bool:
         return False
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One line of strict JSON in UTF-8; ValueError for what JSON cannot carry (NaN, lone
-    surrogates)."""
-    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return text.encode("utf-8") + b"\n"
-
-
-def read_message(sock: socket.socket) -> dict[str, Any]:
-    """Read one newline-terminated JSON object from ``sock``."""
+def read_message(sock: socket.socket) -> bytes:
+    """Read one newline-terminated message's bytes from ``sock`` (at most
+    :data:`~gov.core.serving.wire.MAX_MESSAGE`: ValueError past it)."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -136,21 +129,14 @@ def read_message(sock: socket.socket) -> dict[str, Any]:
             break
         chunks.append(chunk)
         size += len(chunk)
-        if chunk.endswith(b"\n") or size > MAX_MESSAGE:
+        if chunk.endswith(b"\n") or size > wire.MAX_MESSAGE:
             break
-    data = b"".join(chunks)
-    if size > MAX_MESSAGE:
+    if size > wire.MAX_MESSAGE:
         raise ValueError("message too large")
-    try:
-        value = json.loads(data)  # JSONDecodeError and UnicodeDecodeError are ValueErrors
-    except RecursionError:
-        raise ValueError("message is nested too deeply") from None
-    if not isinstance(value, dict):
-        raise ValueError("message is not a JSON object")
-    return value
+    return b"".join(chunks)
 
 
-def send(message: dict[str, Any], timeout: float, path: Path) -> dict[str, Any] | None:
+def send(message: wire.ServerRequest, timeout: float, path: Path) -> wire.Answer | None:
     """One request to whatever listens at ``path``; its answer, or None (absent, slow,
     garbage). Whose answer it is is not checked here: see :func:`request`."""
     try:
@@ -159,27 +145,37 @@ def send(message: dict[str, Any], timeout: float, path: Path) -> dict[str, Any] 
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             sock.connect(str(path))
-            sock.sendall(encode(message))
+            sock.sendall(message.encode())
             sock.shutdown(socket.SHUT_WR)
-            return read_message(sock)
+            return wire.Answer.decode(read_message(sock), message)
     except (OSError, ValueError, GovError):
         return None
 
 
-def request(message: dict[str, Any], timeout: float = 2.0, path: Path | None = None) -> dict[str, Any] | None:
-    """Ask this installation's warm server; None when it is absent, slow, answers garbage,
-    or answers as another installation or version."""
+@overload
+def request(message: wire.Ping, timeout: float = ..., path: Path | None = ...
+            ) -> wire.PingReply | None: ...
+@overload
+def request(message: wire.Stop, timeout: float = ..., path: Path | None = ...
+            ) -> wire.StopReply | None: ...
+@overload
+def request(message: wire.RouteRequest, timeout: float = ..., path: Path | None = ...
+            ) -> wire.RouteReply | None: ...
+def request(message: wire.ServerRequest, timeout: float = 2.0, path: Path | None = None
+            ) -> wire.PingReply | wire.StopReply | wire.RouteReply | None:
+    """Ask this installation's warm server; its reply, or None when it is absent, slow,
+    answers garbage or an error, or answers as another installation or version."""
     try:
         target = path or socket_path()
     except (OSError, GovError):
         return None
     answer = send(message, timeout, target)
-    if answer is None or answer.get("ok") is not True:
+    if answer is None or isinstance(answer.reply, wire.ErrorReply):
         return None
     who = identity()
-    if answer.get("installation") != who["installation"] or answer.get("version") != who["version"]:
+    if answer.installation != who["installation"] or answer.version != who["version"]:
         return None
-    return answer
+    return answer.reply
 
 
 def retire_stale(folder: Path) -> int:
@@ -189,7 +185,7 @@ def retire_stale(folder: Path) -> int:
     mine = socket_name()
     told = 0
     for path in folder.glob(f"serve-{who['installation']}-*.sock"):
-        if path.name != mine and send({"op": "stop"}, 1.0, path) is not None:
+        if path.name != mine and send(wire.Stop(), 1.0, path) is not None:
             told += 1
     return told
 

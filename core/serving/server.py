@@ -20,18 +20,18 @@ import socketserver
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..routing.router import Router
 
-from .. import __version__
 from ..errors import GovError
 from . import hook_service, wire
 from .protocol import (
     DEFAULT_IDLE_SECONDS,
     RuntimeDirError,
-    encode,
     identity,
     open_private,
     read_message,
@@ -94,22 +94,14 @@ class ServerState:
                 with self.load_lock:
                     self.indexes.pop(key, None)
 
-    def handle(self, message: dict[str, Any]) -> dict[str, Any]:
-        op = message.get("op")
-        if op == "ping":
-            return {"ok": True, "pid": os.getpid(), "version": __version__,
-                    "indexes": sorted(path for path, _ in self.indexes),
-                    "uptime_s": round(time.time() - self.started, 1), "requests": self.requests}
-        if op == "route":
-            path, prompt, point = message.get("index"), message.get("prompt"), message.get("operating_point")
-            if not isinstance(path, str) or not os.path.isabs(path) or not isinstance(prompt, str):
-                return {"ok": False, "error": "route needs an absolute 'index' path and a 'prompt'"}
-            if point is not None and (not isinstance(point, str) or not os.path.isabs(point)):
-                return {"ok": False, "error": "'operating_point' must be an absolute path"}
-            loaded = self.index(path, point)
-            with self.route_lock:
-                return loaded.route(prompt[:wire.MAX_PROMPT_CHARS], record=False).to_wire()
-        return {"ok": False, "error": f"unknown op {op!r}"}
+    def handle(self, message: wire.Ping | wire.RouteRequest) -> wire.ServerReply:
+        if isinstance(message, wire.Ping):
+            return wire.PingReply(os.getpid(), sorted(path for path, _ in self.indexes),
+                                  round(time.time() - self.started, 1), self.requests)
+        loaded = self.index(message.index, message.operating_point)
+        with self.route_lock:
+            answer = loaded.route(message.prompt[:wire.MAX_PROMPT_CHARS], record=False)
+        return wire.RouteReply(answer.to_wire())
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -125,26 +117,30 @@ class _Handler(socketserver.BaseRequestHandler):
                 release_heap()  # one large request must not leave the server larger
             state.last_request = time.monotonic()
             return
+        reply: wire.ServerReply
         try:
-            message = read_message(sock)
+            message = wire.decode_request(read_message(sock))
+        except wire.RequestError as exc:
+            reply = wire.ErrorReply(str(exc))
         except (OSError, ValueError) as exc:
-            reply: dict[str, Any] = {"ok": False, "error": f"bad request: {exc}"}
+            reply = wire.ErrorReply(f"bad request: {exc}")
         else:
-            if message.get("op") == "stop":
-                reply = {"ok": True, "stopping": True}
+            if isinstance(message, wire.Stop):
+                reply = wire.StopReply()
                 threading.Thread(target=server.shutdown, daemon=True).start()
             else:
                 try:
                     reply = state.handle(message)
                 except GovError as exc:
-                    reply = {"ok": False, "error": str(exc)}
+                    reply = wire.ErrorReply(str(exc))
                 except Exception as exc:  # a bad request must never take the server down
-                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-        reply.update(identity())  # whose answer this is: a client takes only its own
+                    reply = wire.ErrorReply(f"{type(exc).__name__}: {exc}")
+        who = identity()  # whose answer this is: a client takes only its own
         try:
-            blob = encode(reply)
+            blob = wire.Answer(reply, who["installation"], who["version"]).encode()
         except ValueError as exc:
-            blob = encode({"ok": False, "error": f"the answer cannot be sent as JSON: {exc}"})
+            blob = wire.Answer(wire.ErrorReply(f"the answer cannot be sent as JSON: {exc}"),
+                               who["installation"], who["version"]).encode()
         with contextlib.suppress(OSError):
             sock.sendall(blob)
         state.last_request = time.monotonic()
@@ -168,7 +164,7 @@ class GovServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 
 def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = None,
-          ready: Any = None) -> int:
+          ready: Callable[[], object] | None = None) -> int:
     """Run the server until stopped or idle; return 0, or 1 when one is already running."""
     folder = runtime_dir()
     try:
@@ -222,12 +218,12 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
     return 0
 
 
-def status() -> dict[str, Any] | None:
-    return request({"op": "ping"}, timeout=2.0)
+def status() -> wire.PingReply | None:
+    return request(wire.Ping(), timeout=2.0)
 
 
 def stop() -> bool:
-    return request({"op": "stop"}, timeout=2.0) is not None
+    return request(wire.Stop(), timeout=2.0) is not None
 
 
 def main(argv: list[str] | None = None) -> int:

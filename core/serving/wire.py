@@ -204,3 +204,221 @@ def read_request(sock: "socket.socket", deadline: float) -> bytes:
         if size > MAX_REQUEST:
             raise ValueError("hook request too large")
         chunks.append(chunk)
+
+
+# -- The warm server's other messages: ping, route, stop ----------------------------------
+# One strict JSON object and a newline each way (``gov route``, ``gov serve --status`` and
+# ``--stop``, a new server retiring its previous version); the records below are all that
+# crosses, each checked on decode. ``json`` is imported on use: a hook turn never sends these.
+
+MAX_MESSAGE = 8 * 1024 * 1024  # bytes of one JSON message, either way
+MAX_PATH = 4096  # characters of an index or operating-point path in a route request
+MAX_ERROR = 4096  # characters of an error a reply carries
+MAX_INDEXES = 4096  # loaded index paths a ping reply lists
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
+    ServerRequest: TypeAlias = "Ping | Stop | RouteRequest"
+    ServerReply: TypeAlias = "PingReply | StopReply | RouteReply | ErrorReply"
+
+
+def encode_message(message: "dict[str, JSON]") -> bytes:
+    """One line of strict JSON in UTF-8; ValueError for what JSON cannot carry (NaN, lone
+    surrogates) or a message over :data:`MAX_MESSAGE`."""
+    import json
+
+    data = json.dumps(message, ensure_ascii=False, allow_nan=False,
+                      separators=(",", ":")).encode("utf-8") + b"\n"
+    if len(data) > MAX_MESSAGE:
+        raise ValueError("message too large")
+    return data
+
+
+def decode_message(data: bytes) -> "dict[str, JSON]":
+    """A JSON object from one message's bytes; ValueError when they are not one."""
+    import json
+
+    if len(data) > MAX_MESSAGE:
+        raise ValueError("message too large")
+    try:
+        value = json.loads(data)  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except RecursionError:
+        raise ValueError("message is nested too deeply") from None
+    if not isinstance(value, dict):
+        raise ValueError("message is not a JSON object")
+    return value
+
+
+class Ping:
+    """How is the server: its pid, the indexes it holds, its uptime and requests served."""
+
+    __slots__ = ()
+    op = "ping"
+
+    def encode(self) -> bytes:
+        return encode_message({"op": self.op})
+
+
+class Stop:
+    """Exit (the server answers first)."""
+
+    __slots__ = ()
+    op = "stop"
+
+    def encode(self) -> bytes:
+        return encode_message({"op": self.op})
+
+
+class RouteRequest:
+    """Route ``prompt`` with the index at ``index`` (an absolute path), under the operating
+    point at ``operating_point`` (absolute; None: the index's own)."""
+
+    __slots__ = ("index", "operating_point", "prompt")
+    op = "route"
+
+    def __init__(self, index: str, prompt: str, operating_point: "str | None" = None) -> None:
+        self.index = index
+        self.prompt = prompt
+        self.operating_point = operating_point
+
+    def encode(self) -> bytes:
+        return encode_message({"op": self.op, "index": self.index, "prompt": self.prompt,
+                               "operating_point": self.operating_point})
+
+
+class RequestError(ValueError):
+    """A well-formed message that is not a request the server serves (an unknown op, a
+    route without an absolute index path or a prompt)."""
+
+
+def _absolute(value: "JSON") -> bool:
+    return isinstance(value, str) and len(value) <= MAX_PATH and os.path.isabs(value)
+
+
+def decode_request(data: bytes) -> "ServerRequest":
+    """A request from its bytes; ValueError when they are not a JSON object,
+    :class:`RequestError` when it is not a request the server serves."""
+    message = decode_message(data)
+    op = message.get("op")
+    if op == Ping.op:
+        return Ping()
+    if op == Stop.op:
+        return Stop()
+    if op != RouteRequest.op:
+        raise RequestError(f"unknown op {op!r}")
+    index, prompt, point = message.get("index"), message.get("prompt"), message.get("operating_point")
+    if not _absolute(index) or not isinstance(prompt, str):
+        raise RequestError("route needs an absolute 'index' path and a 'prompt'")
+    if point is not None and not _absolute(point):
+        raise RequestError("'operating_point' must be an absolute path")
+    assert isinstance(index, str) and (point is None or isinstance(point, str))
+    return RouteRequest(index, prompt, point)
+
+
+class PingReply:
+    """The server's state: pid, the index paths it holds, uptime seconds, requests served."""
+
+    __slots__ = ("indexes", "pid", "requests", "uptime_s")
+
+    def __init__(self, pid: int, indexes: "list[str]", uptime_s: float, requests: int) -> None:
+        self.pid = pid
+        self.indexes = indexes
+        self.uptime_s = uptime_s
+        self.requests = requests
+
+    def fields(self) -> "dict[str, JSON]":
+        indexes: list[JSON] = [*self.indexes[:MAX_INDEXES]]
+        return {"pid": self.pid, "indexes": indexes, "uptime_s": self.uptime_s,
+                "requests": self.requests}
+
+    @classmethod
+    def from_fields(cls, message: "dict[str, JSON]") -> "PingReply":
+        pid, indexes = message.get("pid"), message.get("indexes")
+        uptime, requests = message.get("uptime_s"), message.get("requests")
+        if (not _integer(pid) or not _integer(requests) or not isinstance(indexes, list)
+                or len(indexes) > MAX_INDEXES or not all(isinstance(i, str) for i in indexes)
+                or isinstance(uptime, bool) or not isinstance(uptime, (int, float))):
+            raise ValueError("not a ping reply")
+        assert isinstance(pid, int) and isinstance(requests, int)
+        return cls(pid, [str(i) for i in indexes], float(uptime), requests)
+
+
+def _integer(value: "JSON") -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class StopReply:
+    """The server is stopping."""
+
+    __slots__ = ()
+
+    def fields(self) -> "dict[str, JSON]":
+        return {"stopping": True}
+
+
+class RouteReply:
+    """A route's answer in its JSON form (:meth:`gov.core.routing.answer.RouteAnswer.to_wire`
+    without ``ok``); :meth:`~gov.core.routing.answer.RouteAnswer.from_wire` reads it back."""
+
+    __slots__ = ("answer",)
+
+    def __init__(self, answer: "dict[str, JSON]") -> None:
+        self.answer = {key: value for key, value in answer.items()
+                       if key not in ("ok", "installation", "version")}
+
+    def fields(self) -> "dict[str, JSON]":
+        return dict(self.answer)
+
+
+class ErrorReply:
+    """The request failed (it alone): why, in one line."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error[:MAX_ERROR]
+
+    def fields(self) -> "dict[str, JSON]":
+        return {"error": self.error}
+
+
+class Answer:
+    """A reply and whose it is: the server's installation and version (a client takes only
+    its own)."""
+
+    __slots__ = ("installation", "reply", "version")
+
+    def __init__(self, reply: "ServerReply", installation: str, version: str) -> None:
+        self.reply = reply
+        self.installation = installation
+        self.version = version
+
+    def fields(self) -> "dict[str, JSON]":
+        """The reply as it is sent: ``ok``, the reply's fields, then whose it is."""
+        return {"ok": not isinstance(self.reply, ErrorReply), **self.reply.fields(),
+                "installation": self.installation, "version": self.version}
+
+    def encode(self) -> bytes:
+        return encode_message(self.fields())
+
+    @classmethod
+    def decode(cls, data: bytes, request: "ServerRequest") -> "Answer":
+        """The answer to ``request`` from its bytes; ValueError when they are not one."""
+        message = decode_message(data)
+        installation, version, ok = (message.get("installation"), message.get("version"),
+                                     message.get("ok"))
+        if not isinstance(installation, str) or not isinstance(version, str):
+            raise ValueError("an answer names its installation and version")
+        reply: ServerReply
+        if ok is not True:
+            error = message.get("error")
+            reply = ErrorReply(error if isinstance(error, str) else "no reason given")
+        elif isinstance(request, Ping):
+            reply = PingReply.from_fields(message)
+        elif isinstance(request, Stop):
+            reply = StopReply()
+        else:
+            reply = RouteReply(message)
+        return cls(reply, installation, version)

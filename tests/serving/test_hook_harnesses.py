@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gov.cli.commands.hook import main as hook_main
+from gov.core.serving import wire
 from gov.core.serving.harness import EVENTS, HARNESSES
 from gov.core.serving.hook_context import CATALOGUE_MAX_BYTES, MAX_BYTES
 from gov.core.serving.protocol import request, socket_name
@@ -164,8 +165,8 @@ def test_the_warm_server_renders_what_the_hook_would_for_every_harness(
         warm = run_hook(harness, "--no-session-memory", payload=payload, env=runtime)
         cold = run_hook(harness, "--serve", "never", payload=payload, env=runtime)
         assert warm.returncode == 0 and warm.stdout == cold.stdout and warm.stderr == cold.stderr
-    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
-    assert info is not None and info["requests"] >= len(payloads)
+    info = request(wire.Ping(), path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
+    assert info is not None and info.requests >= len(payloads)
 
 
 @pytest.mark.slow

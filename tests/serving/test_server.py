@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from gov.core.serving import wire
 from gov.core.serving.protocol import request, socket_name
 from tests.conftest import gov_command, gov_env, run_gov
 
@@ -26,7 +27,7 @@ def start_server(env: dict[str, str], idle: int = 120) -> subprocess.Popen[bytes
     sock = Path(env["GOV_RUNTIME_DIR"]) / socket_name()
     deadline = time.time() + 90  # a busy machine loads the model slowly
     while time.time() < deadline:
-        if sock.exists() and request({"op": "ping"}, path=sock) is not None:
+        if sock.exists() and request(wire.Ping(), path=sock) is not None:
             return proc
         if proc.poll() is not None:
             raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server died")
@@ -88,8 +89,8 @@ def test_eight_concurrent_hooks_get_correct_answers(server: subprocess.Popen[byt
     with ThreadPoolExecutor(max_workers=8) as pool:
         got = list(pool.map(lambda p: (p, context(hook(example_index, p, runtime))), jobs))
     assert all(answer == expected[prompt] for prompt, answer in got)
-    info = request({"op": "ping"}, path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
-    assert info is not None and info["requests"] >= 16
+    info = request(wire.Ping(), path=Path(runtime["GOV_RUNTIME_DIR"]) / socket_name())
+    assert info is not None and info.requests >= 16
 
 
 @pytest.mark.slow
@@ -160,7 +161,7 @@ def test_bad_requests_do_not_take_the_server_down(server: subprocess.Popen[bytes
             sock.shutdown(socket.SHUT_WR)
             reply = json.loads(sock.recv(65536))
         assert reply["ok"] is False and reply["error"]
-    assert request({"op": "ping"}, path=sock_path) is not None
+    assert request(wire.Ping(), path=sock_path) is not None
     assert server.poll() is None
 
 
@@ -217,7 +218,7 @@ def test_server_started_by_the_hook_imports_nothing_from_the_working_folder(
     deadline = time.time() + 60
     info = None
     while time.time() < deadline and info is None:
-        info = request({"op": "ping"}, path=sock) if sock.exists() else None
+        info = request(wire.Ping(), path=sock) if sock.exists() else None
         time.sleep(0.2)
     try:
         assert not marker.exists(), "planted code ran: " + marker.read_text()
