@@ -45,8 +45,11 @@ def serve_command(
         if fmt == "json":
             import orjson
 
-            sys.stdout.buffer.write(orjson.dumps({"running": info is not None,
-                                                  **(info.fields() if info else {})},
+            from gov.core.serving.protocol import identity
+
+            # As the server sent it: a reply is taken only from this installation and version.
+            sent = {"ok": True, **info.fields(), **identity()} if info else {}
+            sys.stdout.buffer.write(orjson.dumps({"running": info is not None, **sent},
                                                  option=orjson.OPT_APPEND_NEWLINE))
         elif info is None:
             sys.stdout.write("gov serve: not running\n")
