@@ -25,7 +25,7 @@ from tests.serving.test_hook_harnesses import ROUTED, project, run_hook, runtime
 __all__ = ["project", "runtime", "server"]  # fixtures shared with the harness tests
 
 # A 20-turn session: the same incident comes back turn after turn, with detours
-# (also replayed by benchmarks/bench_session_memory.py).
+# (replayed by benchmarks/bench_session_memory.py, removed; ran at 204d2fe).
 REPLAY = [json.loads(line)["prompt"] for line in
           (REPO / "tests" / "data" / "session-20-turns.jsonl").read_text().splitlines()]
 
