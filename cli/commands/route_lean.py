@@ -81,11 +81,10 @@ def write_one(prompt: str, answer: RouteAnswer, out_format: str, exit_status: bo
     with telemetry.attempt("cli", start=start) as attempt:
         attempt.attempts = attempts
         attempt.answered(answer)
-        import orjson
+        from ..reporters import write_json
 
         row = answer.row({"prompt": prompt})
-        option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if out_format == "json" else 0)
-        sys.stdout.buffer.write(orjson.dumps([row] if out_format == "json" else row, option=option))
+        write_json([row] if out_format == "json" else row, indent=out_format == "json")
         sys.stdout.buffer.flush()
     return 1 if exit_status and not answer.routes else 0
 
