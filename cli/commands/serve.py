@@ -43,14 +43,13 @@ def serve_command(
     if status:
         info = serve.status()
         if fmt == "json":
-            import orjson
-
             from gov.core.serving.protocol import identity
+
+            from ..reporters import write_json
 
             # As the server sent it: a reply is taken only from this installation and version.
             sent = {"ok": True, **info.fields(), **identity()} if info else {}
-            sys.stdout.buffer.write(orjson.dumps({"running": info is not None, **sent},
-                                                 option=orjson.OPT_APPEND_NEWLINE))
+            write_json({"running": info is not None, **sent})
         elif info is None:
             sys.stdout.write("gov serve: not running\n")
         else:
