@@ -33,10 +33,11 @@ from ..scoring.learned import LearnedArrays
 from ..scoring.pooling import mix_bodies
 from .crossfit import FOLDS, fold_of
 from .fa_bound import CONFIDENCE, allowed_false_alarms, fa_upper, negatives_needed
-from .grid import Calibration, Outcome, evaluate_row, expected_matrix
+from .grid import Calibration, expected_matrix
 from .held_out import Gain, Routed, first_routes, gain
 from .labelled import Labelled
 from .metrics import f1_score
+from .row import Outcome, evaluate_row
 from .scores import Scores
 
 if TYPE_CHECKING:

@@ -25,7 +25,8 @@ from ..routing.point import POOLS, OperatingPoint
 from .crossfit import FOLDS
 from .fit import fusion_weights
 from .labelled import Labelled
-from .row import Outcome, evaluate_row
+from .row import Outcome as Outcome  # re-exported: grid rows are Outcomes
+from .row import evaluate_row as evaluate_row
 from .scores import Scores
 
 RULE = ("(1) zero false alarms on the negatives is a hard gate{relaxed}, (2) then the highest "
