@@ -8,7 +8,7 @@ live in ``gov.core.cards.interop``). Errors name parameters, never command-line 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -136,14 +136,6 @@ def new_cards(data: bytes, defaults: Mapping[str, Any] | None = None) -> Iterato
             yield Made(line.number, card=new_card(fields))
         except CardInvalid as exc:
             yield Made(line.number, error=problem_text(exc.problems))
-
-
-def card_bytes(cards: Iterable[Mapping[str, Any]], *, indent: bool = False) -> bytes:
-    """Cards as gov writes them: one JSON document each, indented or one per line."""
-    import orjson
-
-    option = orjson.OPT_APPEND_NEWLINE | (orjson.OPT_INDENT_2 if indent else 0)
-    return b"".join(orjson.dumps(dict(card), option=option) for card in cards)
 
 
 def write_cards(path: str | Path, data: bytes) -> None:
