@@ -28,6 +28,11 @@ import time
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import socket
+    from typing import TypeAlias
+
+    JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
+    ServerRequest: TypeAlias = "Ping | Stop | RouteRequest"  # the warm server's messages
+    ServerReply: TypeAlias = "PingReply | StopReply | RouteReply | ErrorReply"
 
 MAGIC = b"GOVHOOK1"
 MAX_STDIN = 4 * 1024 * 1024  # bytes of a harness payload read from stdin
@@ -206,22 +211,12 @@ def read_request(sock: "socket.socket", deadline: float) -> bytes:
         chunks.append(chunk)
 
 
-# -- The warm server's other messages: ping, route, stop ----------------------------------
-# One strict JSON object and a newline each way (``gov route``, ``gov serve --status`` and
-# ``--stop``, a new server retiring its previous version); the records below are all that
-# crosses, each checked on decode. ``json`` is imported on use: a hook turn never sends these.
-
+# -- The warm server's other messages (ping, route, stop): one strict JSON line each way, the
+# records below checked on decode; ``json`` is imported on use (a hook turn sends none).
 MAX_MESSAGE = 8 * 1024 * 1024  # bytes of one JSON message, either way
 MAX_PATH = 4096  # characters of an index or operating-point path in a route request
 MAX_ERROR = 4096  # characters of an error a reply carries
 MAX_INDEXES = 4096  # loaded index paths a ping reply lists
-
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
-    ServerRequest: TypeAlias = "Ping | Stop | RouteRequest"
-    ServerReply: TypeAlias = "PingReply | StopReply | RouteReply | ErrorReply"
 
 
 def encode_message(message: "dict[str, JSON]") -> bytes:
@@ -251,24 +246,24 @@ def decode_message(data: bytes) -> "dict[str, JSON]":
     return value
 
 
-class Ping:
+class _Bare:
+    __slots__ = ()
+    op = ""
+
+    def encode(self) -> bytes:
+        return encode_message({"op": self.op})
+
+
+class Ping(_Bare):
     """How is the server: its pid, the indexes it holds, its uptime and requests served."""
 
-    __slots__ = ()
     op = "ping"
 
-    def encode(self) -> bytes:
-        return encode_message({"op": self.op})
 
-
-class Stop:
+class Stop(_Bare):
     """Exit (the server answers first)."""
 
-    __slots__ = ()
     op = "stop"
-
-    def encode(self) -> bytes:
-        return encode_message({"op": self.op})
 
 
 class RouteRequest:
@@ -302,10 +297,8 @@ def decode_request(data: bytes) -> "ServerRequest":
     :class:`RequestError` when it is not a request the server serves."""
     message = decode_message(data)
     op = message.get("op")
-    if op == Ping.op:
-        return Ping()
-    if op == Stop.op:
-        return Stop()
+    if op in (Ping.op, Stop.op):
+        return Ping() if op == Ping.op else Stop()
     if op != RouteRequest.op:
         raise RequestError(f"unknown op {op!r}")
     index, prompt, point = message.get("index"), message.get("prompt"), message.get("operating_point")
@@ -337,16 +330,12 @@ class PingReply:
     def from_fields(cls, message: "dict[str, JSON]") -> "PingReply":
         pid, indexes = message.get("pid"), message.get("indexes")
         uptime, requests = message.get("uptime_s"), message.get("requests")
-        if (not _integer(pid) or not _integer(requests) or not isinstance(indexes, list)
+        if (not isinstance(pid, int) or not isinstance(requests, int) or isinstance(pid, bool)
+                or not isinstance(indexes, list)
                 or len(indexes) > MAX_INDEXES or not all(isinstance(i, str) for i in indexes)
                 or isinstance(uptime, bool) or not isinstance(uptime, (int, float))):
             raise ValueError("not a ping reply")
-        assert isinstance(pid, int) and isinstance(requests, int)
         return cls(pid, [str(i) for i in indexes], float(uptime), requests)
-
-
-def _integer(value: "JSON") -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class StopReply:
