@@ -66,7 +66,9 @@ cards() {
 # routed most and those never routed. The log holds no prompt text.
 telemetry() {
     have_index
-    log=$work/telemetry.jsonl
+    # gov takes an absolute log path only (a relative one would split the log by folder)
+    mkdir -p "$work"
+    log=$(cd "$work" && pwd -P)/telemetry.jsonl
     : >"$log"
     GOV_TELEMETRY_PATH=$log gov route -i "$index" --format jsonl <"$labelled" >/dev/null
     gov telemetry report "$log" -i "$index"

@@ -88,7 +88,7 @@ def lint_command(
     if paths:
         found = config or find_config(paths)
         settings = load_config(found).with_options(max_tokens, disable or ())
-        from gov.core.corpus.reader import ON_DUPLICATE
+        from gov.core.corpus.names import ON_DUPLICATE
 
         if on_duplicate not in ON_DUPLICATE:
             raise UsageError(f"--on-duplicate must be qualify, error or first, not "

@@ -120,7 +120,7 @@ class Walk:
             # A link out of the corpus is described as only that: whether its target exists,
             # is a FIFO or cannot be read would tell whoever reads the warnings about files
             # outside the folder they were shown.
-            leaves = entry.is_symlink() and not _inside(os.path.realpath(path), real_root)
+            leaves = entry.is_symlink() and not _inside(_resolved(path), real_root)
             try:
                 mode = entry.stat().st_mode  # follows links: a link to a folder is a folder
             except OSError:
@@ -151,6 +151,15 @@ def _regular(path: Path) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+def _resolved(path: Path) -> str:
+    """Where a link points, or "" when it cannot be read (a link the process may not follow,
+    such as another process's ``/proc/PID/cwd``): outside every corpus."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return ""
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -42,7 +42,7 @@ from .overlap import (
 from .shadowed import ShadowFinder
 
 if TYPE_CHECKING:
-    from ..corpus.reader import OnDuplicate
+    from ..corpus.names import OnDuplicate
 
 Problems = Sequence[tuple[str, int | None, str] | tuple[str, int | None, str, str]]
 

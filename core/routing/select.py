@@ -309,7 +309,7 @@ def second_refusal(fused1: float, fused2: float, learned2: float | None, ratio: 
     if fused2 < ratio * fused1:
         return f"under {ratio:g} of the first's fused score"
     if learned2 is not None and learned_floor > 0.0 and learned2 < learned_floor:
-        return f"its classifier probability {learned2:.2f} is under {learned_floor:g}"
+        return f"its classifier probability {learned2:.3f} is under {learned_floor:.3f}"
     return None
 
 

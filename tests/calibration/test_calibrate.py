@@ -81,6 +81,7 @@ def test_no_survivor_writes_nothing(fake_index: Path, tmp_path: Path) -> None:
     contradicting = positives + [line.replace(line[line.index(b'"expected"'):], b'"expected": []}\n')
                                  for line in positives]
     out = tmp_path / "point.json"
-    run = calibrate_index(load_index(fake_index), read_labelled_jsonl(contradicting), out=out)
+    run = calibrate_index(load_index(fake_index), read_labelled_jsonl(contradicting), out=out,
+                          refit=True)  # the full grid: under 200 labels the default is kept
     assert run.result.winner is None and run.point is None and run.written == []
     assert not out.exists()

@@ -60,7 +60,7 @@ def test_jsonl_passthrough_order_and_errors(example_index: Path) -> None:
 def test_on_error_fail_stops_at_the_first(example_index: Path) -> None:
     stdin = '{"prompt": "rotate the key"}\nnope\n{"prompt": "deploy it"}\n'
     result = invoke_gov("route", "-i", str(example_index), "--on-error", "fail", input=stdin)
-    assert result.returncode == 1
+    assert result.returncode == 2  # a bad input row is an input error
     out = rows(result)
     assert len(out) == 2 and "error" in out[1]
     assert "stdin line 2" in result.stderr.decode()

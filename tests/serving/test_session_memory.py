@@ -112,8 +112,9 @@ def test_the_second_turn_says_still_applies_in_a_few_bytes(server: subprocess.Po
     assert "deployment (matched" in turn("claude-code", ROUTED, project, runtime, "s-2")
     assert "deployment (matched" in turn("claude-code", ROUTED, project, runtime, "s-1",
                                          "--no-session-memory")
-    mixed = turn("claude-code", "a token leaked during the release rollout; rotate the secret and "
-                 "roll back the deploy", project, runtime)  # routes both: one is still in context
+    mixed = turn("claude-code", "a secret leaked during the release rollout; rotate the key and "
+                 "roll back the deploy to the previous version", project, runtime)
+    # (routes both: one is still in context)
     assert "secrets-management (matched" in mixed and mixed.endswith("Still applies: deployment.")
 
 
