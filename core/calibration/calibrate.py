@@ -140,9 +140,11 @@ def _full_grid(router: Router, labelled: Labelled, scores: Scores,
 
 def _finish(router: Router, labelled: Labelled, result: grid.Calibration,
             learned: LearnedArrays | None, target: Path | None,
-            corpus_id: str | None) -> tuple[OperatingPoint | None, list[Path]]:
-    """The winner as a finished operating point, written to ``target`` with what it
-    learned beside it; ``(None, [])`` when no point survived the gate."""
+            corpus_id: str | None, provenance: dict[str, str] | None = None
+            ) -> tuple[OperatingPoint | None, list[Path]]:
+    """The winner as a finished operating point (``provenance`` added to its own), written
+    to ``target`` with what it learned beside it; ``(None, [])`` when no point survived the
+    gate."""
     point = None
     written: list[Path] = []
     if result.winner is not None:
@@ -158,6 +160,7 @@ def _finish(router: Router, labelled: Labelled, result: grid.Calibration,
             corpus_id=corpus_id or " ".join(header.roots) or "unnamed",
             corpus_size=len(router.names), separability=header.separability,
             labelled=labelled, learned_file=learned_file, learned_info=learned_info)
+        point.provenance.update(provenance or {})
         if target is not None:
             save_operating_point(point, target)
             written.insert(0, target)
@@ -195,24 +198,10 @@ def _few(router: Router, labelled: Labelled, target: Path | None, corpus_id: str
                             "classifier (a classifier refitted on a few prompts learns their "
                             "noise)")
     searched = time.perf_counter() - started
-    written: list[Path] = []
-    learned_file = learned_info = None
-    if decided.kept_examples and target is not None:
-        learned_path = target.with_name(target.stem + ".learned.npz")
-        arrays = few.learned_arrays(router, decided.examples)
-        learned_file = learned_path.name
-        learned_info = arrays.info(save_learned(arrays, learned_path))
-        written.append(learned_path)
-    header = router.header
-    point = grid.finish_point(
-        result, model_id=router.model_id,
-        corpus_id=corpus_id or " ".join(header.roots) or "unnamed",
-        corpus_size=len(router.names), separability=header.separability,
-        labelled=labelled, learned_file=learned_file, learned_info=learned_info)
-    point.provenance["few_labels"] = decided.summary
-    point.provenance["figures"] = ("held out: each labelled prompt scored with the other "
-                                   "folds' example lines and the gate they chose")
-    if target is not None:
-        save_operating_point(point, target)
-        written.insert(0, target)
+    arrays = (few.learned_arrays(router, decided.examples)
+              if decided.kept_examples and target is not None else None)
+    point, written = _finish(router, labelled, result, arrays, target, corpus_id, {
+        "few_labels": decided.summary,
+        "figures": ("held out: each labelled prompt scored with the other folds' example "
+                    "lines and the gate they chose")})
     return CalibrationRun(result, point, written, unknown, scored, searched, decided.summary)

@@ -79,17 +79,23 @@ def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
     return float(upper.max() - upper.min())
 
 
-def previous_index(previous: str | os.PathLike[str] | None, model_id: str) -> Any:
-    """The earlier index of the same model, opened, or ``None`` (reuse is best effort)."""
+def opened(previous: str | os.PathLike[str] | None) -> Any:
+    """The earlier index, opened, or ``None`` when there is none or it does not open (reuse
+    is best effort)."""
     from .stored import open_stored
 
     if previous is None or not Path(previous).is_file():
         return None
     try:
-        old = open_stored(previous)
+        return open_stored(previous)
     except GovError:
         return None
-    return old if old.model_id == model_id else None
+
+
+def previous_index(previous: str | os.PathLike[str] | None, model_id: str) -> Any:
+    """The earlier index of the same model, opened, or ``None``."""
+    old = opened(previous)
+    return old if old is not None and old.model_id == model_id else None
 
 
 def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
@@ -188,13 +194,9 @@ def kept_index(previous: str | os.PathLike[str] | None, corpus: Corpus, *,
     its documents (file stamps, skipped files, notes) is taken from this read. What routing stored on top (the
     background gate) is the caller's to compare (:mod:`gov.core.routing.indexes`)."""
     from .bodies import wanted
-    from .stored import open_stored
 
-    if previous is None or not Path(previous).is_file():
-        return None
-    try:
-        old = open_stored(previous)
-    except GovError:
+    old = opened(previous)
+    if old is None:
         return None
     header = old.header
     base_path = Path(base) if base is not None else Path.cwd()
