@@ -24,6 +24,8 @@ import typer
 
 from gov.core.errors import GovError, UsageError
 
+from . import grammar
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -41,9 +43,9 @@ class Color(str, Enum):
 
 ColorOpt = Annotated[
     Color,
-    typer.Option("--color", help="Colour: auto (terminal, unless NO_COLOR is set), always, never."),
+    typer.Option(*grammar.COLOR, help="Colour: auto (terminal, unless NO_COLOR is set), always, never."),
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print no notices or progress.")]
+QuietOpt = Annotated[bool, typer.Option(*grammar.QUIET, help="Print no notices or progress.")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the traceback on errors.")]
 
 
@@ -54,6 +56,7 @@ class _State:
 
 
 STATE = _State()
+assert tuple(Color) == grammar.COLORS, "conventions.Color and grammar.COLORS must agree"
 
 
 def configure(color: Color = Color.auto, quiet: bool = False, debug: bool = False) -> None:

@@ -24,14 +24,14 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from . import conventions, reporters
+from . import conventions, grammar, reporters
 from .conventions import Color, ColorOpt, DebugOpt, QuietOpt
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 IndexOpt = Annotated[
     Path | None,
-    typer.Option("--index", "-i", help="Index file (default: $GOV_INDEX, else .gov/index).",
+    typer.Option(*grammar.INDEX, help="Index file (default: $GOV_INDEX, else .gov/index).",
                  dir_okay=False),
 ]
 CorpusOpt = Annotated[
@@ -40,10 +40,10 @@ CorpusOpt = Annotated[
 ]
 PointOpt = Annotated[
     Path | None,
-    typer.Option("--operating-point", help="Operating point JSON (overrides the index's)."),
+    typer.Option(*grammar.OPERATING_POINT, help="Operating point JSON (overrides the index's)."),
 ]
 LexicalOnlyOpt = Annotated[
-    bool, typer.Option("--lexical-only", help="Route by words alone (no embedding model).")
+    bool, typer.Option(*grammar.LEXICAL_ONLY, help="Route by words alone (no embedding model).")
 ]
 
 
@@ -117,7 +117,7 @@ def shared(*, formats: tuple[str, ...] = ("text",), tty: str = "text", pipe: str
             added.append(inspect.Parameter(
                 "fmt", inspect.Parameter.KEYWORD_ONLY, default=None,
                 annotation=Annotated[str | None, typer.Option(
-                    "--format", "-f", help=help_text, metavar="|".join(formats),
+                    *grammar.FORMAT, help=help_text, metavar="|".join(formats),
                     show_default=False, autocompletion=values("|".join(formats)))]))
         added += [
             inspect.Parameter("color", inspect.Parameter.KEYWORD_ONLY, default=Color.auto,

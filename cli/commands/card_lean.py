@@ -14,16 +14,18 @@ import os
 import sys
 from typing import IO, Any
 
-FORMATS = ("text", "json", "jsonl", "github")  # the card formats of cli/reporters.py's registry
-COLORS = ("auto", "always", "never")
-VALUE_OPTIONS = {"-f": "format", "--format": "format", "-c": "contract", "--contract": "contract",
-                 "--now": "now", "--repo": "repo", "--base": "base", "--color": "color"}
-FLAGS = {"--strict": "strict", "-q": "quiet", "--quiet": "quiet"}
+from .. import grammar
+
+FORMATS = grammar.CARD_RESULT_FORMATS  # the card formats of cli/reporters.py's registry
+COLORS = grammar.COLORS
+VALUE_OPTIONS = grammar.table(format=grammar.FORMAT, contract=grammar.CONTRACT, now=grammar.NOW,
+                              repo=grammar.REPO, base=grammar.BASE, color=grammar.COLOR)
+FLAGS = grammar.table(strict=grammar.STRICT, quiet=grammar.QUIET)
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
     """The options of the plain form, or None when the typer command must handle it."""
-    options: dict[str, Any] = {"paths": [], "format": None, "contract": "default", "now": None,
+    options: dict[str, Any] = {"paths": [], "format": None, "contract": grammar.CONTRACT_DEFAULT, "now": None,
                                "repo": None, "base": None, "color": "auto", "strict": False,
                                "quiet": False}
     rest = list(args)
@@ -126,7 +128,7 @@ def main(args: list[str]) -> int | None:
         if sys.stdin is None or _tty(sys.stdin):
             return None  # the typer command says what to do
         paths = ["-"]
-    fmt = options["format"] or ("text" if _tty(sys.stdout) else "jsonl")
+    fmt = options["format"] or (grammar.CARD_TTY if _tty(sys.stdout) else grammar.CARD_PIPE)
     try:
         code = verify(paths, fmt=fmt, contract=options["contract"], now=options["now"],
                       strict=options["strict"], repo=options["repo"], base=options["base"],

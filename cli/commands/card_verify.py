@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .. import options
+from .. import grammar, options
 from ..conventions import use_color
 from .card import (
     RESULT_FORMAT_HELP,
@@ -20,35 +20,34 @@ from .card import (
 
 
 @card_app.command("verify")
-@options.shared(formats=("text", "json", "jsonl", "github"), tty="text", pipe="jsonl", format_help=RESULT_FORMAT_HELP)
+@options.shared(formats=grammar.CARD_RESULT_FORMATS, tty=grammar.CARD_TTY, pipe=grammar.CARD_PIPE, format_help=RESULT_FORMAT_HELP)
 def verify_cmd(
     paths: PathsArg = None,
     contract: Annotated[
         str,
         typer.Option(
-            "--contract",
-            "-c",
+            *grammar.CONTRACT,
             metavar="NAME|FILE",
             help="'default' (ovi-cards 0.1.0 exactly), 'extended' (its quirks fixed) or a "
             "contract JSON file (see `gov card schema contract`). The two names always mean the "
             "built-in contracts; name a file called like one as a path: ./default.",
         ),
-    ] = "default",
+    ] = grammar.CONTRACT_DEFAULT,
     now: Annotated[
         str | None,
         typer.Option(
-            "--now",
+            *grammar.NOW,
             metavar="RFC3339",
             help="Judge timestamps against this RFC 3339 instant instead of the clock, so a "
             "CI run gives the same answer tomorrow.",
             show_default=False,
         ),
     ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Fail cards on SOFT failures too.")] = False,
+    strict: Annotated[bool, typer.Option(*grammar.STRICT, help="Fail cards on SOFT failures too.")] = False,
     repo: Annotated[
         str | None,
         typer.Option(
-            "--repo",
+            *grammar.REPO,
             metavar="DIR",
             help="Also check each card against this git repository: path artifacts exist, a "
             "PATCH's artifacts changed, claimed tests touched a test file, no task reported two "
@@ -59,7 +58,7 @@ def verify_cmd(
     base: Annotated[
         str | None,
         typer.Option(
-            "--base",
+            *grammar.BASE,
             metavar="REV",
             help="With --repo: the revision the change under review starts from; files changed "
             "since it count as changed, as do working-tree changes. Default: the working tree only.",

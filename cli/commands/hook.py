@@ -137,8 +137,10 @@ def _ask_server(argv: "list[str]", data: bytes, start: float
 
 
 def _serve_never(argv: "list[str]") -> bool:
+    from ..grammar import SERVE, SERVE_NEVER
+
     for i, arg in enumerate(argv):
-        if arg == "--serve=never" or (arg == "--serve" and argv[i + 1 : i + 2] == ["never"]):
+        if arg == f"{SERVE[0]}={SERVE_NEVER}" or (arg == SERVE[0] and argv[i + 1 : i + 2] == [SERVE_NEVER]):
             return True
     return False
 
@@ -243,6 +245,9 @@ def _completing_command() -> "Any":
     from typer.core import TyperCommand
 
     class HookCommand(TyperCommand):
+        def get_help(self, ctx: "Any") -> str:
+            return HELP.rstrip("\n")  # what the lean path prints for --help (click adds the newline)
+
         def shell_complete(self, ctx: "Any", incomplete: str) -> "Any":
             from click.shell_completion import CompletionItem
 

@@ -13,7 +13,7 @@ import typer
 
 from gov.core.errors import InputError, UsageError
 
-from .. import conventions, options, reporters
+from .. import conventions, grammar, options, reporters
 from ..options import CorpusOpt, IndexOpt, LexicalOnlyOpt, PointOpt
 from ..resolve import open_index
 from .route_lean import from_server, write_one
@@ -63,7 +63,7 @@ def register(app: typer.Typer) -> None:
     app.command("route", help=HELP)(route_command)
 
 
-@options.shared(formats=("text", "json", "jsonl"), tty="text", pipe="jsonl")
+@options.shared(formats=grammar.ROUTE_FORMATS, tty=grammar.ROUTE_TTY, pipe=grammar.ROUTE_PIPE)
 def route_command(
     prompt: Annotated[str | None, typer.Argument(help="The prompt to route (else read stdin).",
                                                  show_default=False)] = None,
@@ -71,7 +71,7 @@ def route_command(
     corpus: CorpusOpt = None,
     operating_point: PointOpt = None,
     text: Annotated[bool, typer.Option("--text", help="Read one plain-text prompt per line.")] = False,
-    exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when any prompt routed nothing.")] = False,
+    exit_status: Annotated[bool, typer.Option(*grammar.EXIT_STATUS, help="Exit 1 when any prompt routed nothing.")] = False,
     on_error: Annotated[OnError, typer.Option("--on-error", help="continue (default) or fail at the first bad line.")] = OnError.continue_,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=4096, help="Prompts embedded and scored per batch.")] = 32,
     lexical_only: LexicalOnlyOpt = False,

@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gov.core.routing.answer import RouteAnswer
 
-VALUE_OPTIONS = {"-i": "index", "--index": "index", "--operating-point": "point", "--format": "format"}
-FLAGS = {"-e": "exit_status", "--exit-status": "exit_status", "--lexical-only": "lexical_only",
-         "-q": "quiet", "--quiet": "quiet"}
+from .. import grammar
+
+VALUE_OPTIONS = grammar.table(index=grammar.INDEX, point=grammar.OPERATING_POINT,
+                              format=grammar.FORMAT[:1])  # -f goes to typer
+FLAGS = grammar.table(exit_status=grammar.EXIT_STATUS, lexical_only=grammar.LEXICAL_ONLY,
+                      quiet=grammar.QUIET)
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
@@ -43,12 +46,12 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             return None
         else:
             options["prompt"] = arg
-    if options["prompt"] is None or options["format"] not in (None, "json", "jsonl"):
+    if options["prompt"] is None or options["format"] not in (None, *grammar.ROUTE_LEAN_FORMATS):
         return None
     if options["format"] is None:
         if sys.stdout.isatty():
             return None  # text for people goes through rich
-        options["format"] = "jsonl"
+        options["format"] = grammar.ROUTE_PIPE
     return options
 
 
