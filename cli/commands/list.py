@@ -84,15 +84,16 @@ def list_command(
 
 def _names(stored: Any, lenient: bool, out_format: str) -> int:
     """The names alone: one a line, or one JSON array."""
-    import json
     import sys
 
     from gov.core.index.listing import listed_documents
     from gov.core.sanitize import clean
 
+    from ..reporters import write_json
+
     chosen = [doc.name for doc in listed_documents(stored) if doc.notes or not lenient]
     if out_format == "json":
-        sys.stdout.write(json.dumps(chosen, ensure_ascii=False) + "\n")
+        write_json(chosen)  # gov's one JSON writer: compact, UTF-8 as is
     else:  # a name is one line of plain text, whatever the index holds
         sys.stdout.write("".join(clean(name) + "\n" for name in chosen))
     return 0

@@ -88,5 +88,6 @@ def test_names_alone_one_a_line_or_one_array(fake_index: Path) -> None:
     assert "deployment" in names and all(" " not in name for name in names)
     array = invoke_gov("list", "--names", "-i", str(fake_index), "--format", "json")
     assert json.loads(array.stdout) == names
+    assert array.stdout == ("[" + ",".join(f'"{name}"' for name in names) + "]\n").encode()  # orjson's bytes
     both = invoke_gov("list", "--names", "--skipped", "-i", str(fake_index))
     assert both.returncode == 2 and b"give one" in both.stderr
