@@ -14,7 +14,7 @@ tool events, which fire on every tool call and which Gemini CLI would show the u
 
 from __future__ import annotations
 
-import json
+import json  # stdlib, not orjson: it reads the harness payload as before (a BOM, UTF-16)
 import os
 import time
 from collections.abc import Callable, Mapping

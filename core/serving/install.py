@@ -19,7 +19,7 @@ the bare program name ``gov``.
 from __future__ import annotations
 
 import difflib
-import json
+import json  # stdlib, not orjson: the harness's own settings (any number) written back as json.dumps does
 import os
 import re
 import shlex

@@ -9,12 +9,13 @@ of here, each with how it was read; nothing of the command, path or input is kep
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
+
+import orjson
 
 SHELL_TOOLS = frozenset(("bash", "run_shell_command", "shell", "powershell", "exec_command",
                          "local_shell", "terminal"))
@@ -63,7 +64,7 @@ def tool_call(payload: dict[str, Any]) -> tuple[str, Any]:
     arguments: Any = payload.get("tool_input", payload.get("toolArgs"))
     if isinstance(arguments, str):  # Cursor afterMCPExecution, older Copilot: JSON text
         try:
-            arguments = json.loads(arguments[:MAX_INPUT])
+            arguments = orjson.loads(arguments[:MAX_INPUT])
         except ValueError:
             arguments = {"command": arguments}
     context = payload.get("mcp_context")

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
+
+import orjson
 
 MAX_SESSIONS = 4096
 MAX_NAMES = 64  # documents remembered per session; gov routes at most two per turn
@@ -178,7 +179,7 @@ class SessionFiles:
     def load(self, key: str, known: Callable[[str], bool]) -> Session | None:
         try:
             with open(self._path(key), "rb") as handle:
-                data = json.loads(handle.read(1 << 20))
+                data = orjson.loads(handle.read(1 << 20))
         except (OSError, ValueError):
             return None
         session = Session.from_json(data, known)
@@ -196,7 +197,7 @@ class SessionFiles:
         from ..atomic import write_bytes_atomic
 
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
-        write_bytes_atomic(self._path(key), json.dumps(session.to_json()).encode(), mode=0o600)
+        write_bytes_atomic(self._path(key), orjson.dumps(session.to_json()), mode=0o600)
         self._prune()
 
     def _prune(self) -> None:

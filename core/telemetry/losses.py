@@ -9,11 +9,12 @@ under a lock, and ``gov doctor`` reads it back: how many, since when, and the la
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 FILE_NAME = "telemetry-lost.json"
 _LIMIT = 64 * 1024  # the file holds a count and one reason; anything larger is not ours
@@ -36,7 +37,7 @@ class Losses:
 
 def _parse(data: bytes) -> Losses | None:
     try:
-        raw = json.loads(data)
+        raw = orjson.loads(data)
         return Losses(int(raw["count"]), float(raw["first"]), float(raw["last"]),
                       str(raw["reason"])[:500])
     except (ValueError, TypeError, KeyError):
@@ -59,7 +60,7 @@ def _count(path: Path, reason: str) -> None:
         now = time.time()
         losses = Losses((previous.count if previous else 0) + 1,
                         previous.first if previous else now, now, reason[:500])
-        data = json.dumps(losses.__dict__).encode()
+        data = orjson.dumps(losses.__dict__)
         os.ftruncate(fd, 0)
         os.pwrite(fd, data, 0)
     finally:
