@@ -92,15 +92,9 @@ def _process_start() -> float:
 def _runtime_dir() -> "str | None":
     """The warm server's folder (as ``protocol.runtime_dir`` finds it), if it is safely ours.
     None means: let the full client decide (it also creates and repairs the folder)."""
-    environ = os.environ
-    folder = environ.get("GOV_RUNTIME_DIR")
-    if not folder:
-        xdg = environ.get("XDG_RUNTIME_DIR")
-        if xdg:
-            folder = os.path.join(xdg, "gov")
-        else:
-            tmp = environ.get("TMPDIR") or environ.get("TEMP") or environ.get("TMP") or "/tmp"
-            folder = os.path.join(tmp, f"gov-{os.getuid()}")
+    from gov.core.serving.identity import runtime_folder
+
+    folder = runtime_folder()
     try:
         info = os.lstat(folder)
     except OSError:

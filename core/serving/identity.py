@@ -43,6 +43,21 @@ def stem(who: "dict[str, str] | None" = None) -> str:
     return f"serve-{installed}-{safe}"
 
 
+def runtime_folder() -> str:
+    """The warm server's folder, found the same way by the server and the hook's client:
+    ``$GOV_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/gov``, else ``gov-<uid>`` under the temp
+    dir (``$TMPDIR``, ``$TEMP``, ``$TMP``, else /tmp). Whether it is safe is checked by each."""
+    environ = os.environ
+    explicit = environ.get("GOV_RUNTIME_DIR")
+    if explicit:
+        return explicit
+    xdg = environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return os.path.join(xdg, "gov")
+    tmp = environ.get("TMPDIR") or environ.get("TEMP") or environ.get("TMP") or "/tmp"
+    return os.path.join(tmp, f"gov-{os.getuid()}")
+
+
 def signature() -> bytes:
     """``INSTALLATION-VERSION`` as bytes: what a hook reply carries and the client checks."""
     return f"{installation()}-{__version__}".encode()

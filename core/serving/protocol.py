@@ -44,15 +44,7 @@ class RuntimeDirError(GovError):
 
 def runtime_dir(create: bool = True) -> Path:
     """``$XDG_RUNTIME_DIR/gov``, else ``gov-<uid>`` under the temp dir: 0700 and ours."""
-    explicit = os.environ.get("GOV_RUNTIME_DIR")
-    if explicit:
-        folder = Path(explicit)
-    elif os.environ.get("XDG_RUNTIME_DIR"):
-        folder = Path(os.environ["XDG_RUNTIME_DIR"]) / "gov"
-    else:
-        import tempfile  # only here: the hook's client path stays small
-
-        folder = Path(tempfile.gettempdir()) / f"gov-{os.getuid()}"
+    folder = Path(ident.runtime_folder())  # the rule the hook's client follows too
     if create:
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=0o700, parents=True)

@@ -157,3 +157,23 @@ def test_the_lean_parsers_read_the_grammar() -> None:
     assert tuple(color.value for color in Color) == grammar.COLORS
     assert card_lean.parse(["x", "-f", "yaml"]) is None  # not a choice: typer says so
     assert route_lean.parse(["-i", "x", "--format", "text", "p"]) is None
+
+
+@pytest.mark.parametrize("env", [
+    {"GOV_RUNTIME_DIR": "{tmp}/mine"},
+    {"XDG_RUNTIME_DIR": "{tmp}/xdg"},
+    {"TMPDIR": "{tmp}/t"},
+])  # fmt: skip
+def test_the_hook_client_and_the_server_find_one_runtime_folder(
+        env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gov.cli.commands import hook
+    from gov.core.serving import protocol
+
+    for name in ("GOV_RUNTIME_DIR", "XDG_RUNTIME_DIR", "TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value.format(tmp=tmp_path))
+    assert hook._runtime_dir() is None  # not there yet: the full client creates it
+    made = protocol.runtime_dir()
+    assert made.is_dir() and str(made).startswith(str(tmp_path))
+    assert hook._runtime_dir() == str(made)
