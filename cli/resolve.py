@@ -16,7 +16,7 @@ from . import conventions
 
 if TYPE_CHECKING:
     from gov.core.routing.point import OperatingPoint
-    from gov.core.routing.router import Router as Index
+    from gov.core.routing.router import Router
 
 def index_path(index: Path | None) -> Path:
     """The index a command reads: ``-i``, else the one search (found or not: a missing one is
@@ -51,7 +51,7 @@ def open_index(
     lexical_only: bool = False,
     check_stale: bool = True,
     exact: bool = False,
-) -> Index:
+) -> Router:
     """Open the index for a command, building it from ``corpus`` when asked and needed."""
     operating_point = load_point(point)
     target = output_path(index) if corpus else index_path(index)

@@ -19,7 +19,7 @@ from ..resolve import open_index
 from .route_lean import from_server, write_one
 
 if TYPE_CHECKING:
-    from gov.core.routing.router import Router as Index
+    from gov.core.routing.router import Router
 
 HELP = """Route prompts to the documents that govern them (at most two), or to nothing.
 
@@ -288,7 +288,7 @@ def _relative(text: str) -> str:
 class _Writer:
     """Rows to the chosen reporter; in text, the index's notices come first."""
 
-    def __init__(self, out_format: str, loaded: Index) -> None:
+    def __init__(self, out_format: str, loaded: Router) -> None:
         self.reporter = reporters.reporter(out_format)
         self.index = loaded
         self.text = out_format == "text"
