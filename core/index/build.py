@@ -80,8 +80,7 @@ def separability(trigger_vectors: NDArray[np.float32]) -> float | None:
 
 
 def opened(previous: str | os.PathLike[str] | None) -> Any:
-    """The earlier index, opened, or ``None`` when there is none or it does not open (reuse
-    is best effort)."""
+    """The earlier index, opened, or ``None`` (reuse is best effort)."""
     from .stored import open_stored
 
     if previous is None or not Path(previous).is_file():
@@ -94,8 +93,7 @@ def opened(previous: str | os.PathLike[str] | None) -> Any:
 
 def previous_index(previous: str | os.PathLike[str] | None, model_id: str) -> Any:
     """The earlier index of the same model, opened, or ``None``."""
-    old = opened(previous)
-    return old if old is not None and old.model_id == model_id else None
+    return old if (old := opened(previous)) is not None and old.model_id == model_id else None
 
 
 def reuse_vectors(previous: str | os.PathLike[str] | None, model_id: str
