@@ -11,7 +11,7 @@ positive.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,7 +41,7 @@ def cross_fit(router: Router, labelled: Labelled, vectors: NDArray[np.float32],
     other folds' positives as surfaces, and what to keep (fitted on every positive)."""
     scorer = router.scorer
     names = list(router.names)
-    rows, owners = _positives(names, labelled)
+    rows, owners = positives(names, labelled)
     if not rows:
         raise InputError("learning needs labelled positives that name documents of the index")
     assert scorer.embeddings is not None
@@ -93,7 +93,7 @@ def cross_fit(router: Router, labelled: Labelled, vectors: NDArray[np.float32],
     return probabilities, pooled, learned
 
 
-def _positives(names: list[str], labelled: Labelled) -> tuple[list[int], list[int]]:
+def positives(names: Sequence[str], labelled: Labelled) -> tuple[list[int], list[int]]:
     """Each labelled positive that names a document of the index, as (prompt row, document
     position) pairs: the learned surfaces and their owners."""
     position = {name: i for i, name in enumerate(names)}

@@ -31,7 +31,7 @@ from numpy.typing import NDArray
 
 from ..scoring.learned import LearnedArrays
 from ..scoring.pooling import mix_bodies
-from .crossfit import FOLDS, fold_of
+from .crossfit import FOLDS, fold_of, positives
 from .fa_bound import CONFIDENCE, allowed_false_alarms, fa_upper, negatives_needed
 from .grid import Calibration, expected_matrix
 from .held_out import Gain, Routed, first_routes, gain
@@ -68,14 +68,7 @@ class Examples:
 def examples_of(index_names: Sequence[str], labelled: Labelled,
                 vectors: NDArray[np.float32]) -> Examples:
     """Every labelled governed prompt as an example of each document it names."""
-    position = {name: i for i, name in enumerate(index_names)}
-    rows: list[int] = []
-    docs: list[int] = []
-    for row, names in enumerate(labelled.expected):
-        for name in sorted(names):
-            if name in position:
-                rows.append(row)
-                docs.append(position[name])
+    rows, docs = positives(index_names, labelled)
     folds = np.array([fold_of(labelled.prompts[r]) for r in rows], dtype=np.int64)
     return Examples(np.ascontiguousarray(vectors[rows], dtype=np.float32),
                     np.asarray(docs, dtype=np.int64), [labelled.prompts[r] for r in rows], folds)
