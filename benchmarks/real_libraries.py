@@ -145,6 +145,32 @@ def measure(library: Library) -> dict[str, Any]:
             "top3_right": round(near3 / governed, 3)}
 
 
+def nearest_by_weight(library: Library, weights: list[float]) -> dict[str, float]:
+    """How often the best-ranked document is right with the body words weighing each of
+    ``weights`` (the index's own weight replaced; 0 leaves them out), gate aside."""
+    import numpy as np
+
+    from gov.core.index.body_words import WEIGHT
+    from gov.core.routing.indexes import load_index
+    from gov.core.routing.select import rank_many
+
+    router = load_index(library.index)
+    scorer, point = router.scorer, router.operating_point
+    vectors = scorer.embed(library.prompts)
+    semantic = scorer.semantic(vectors, pool=point.semantic_pool, body_surfaces=point.body_surfaces)
+    learned = scorer.learned_probabilities(vectors)
+    lexical = scorer.lexical_many(library.prompts)
+    body = np.stack([scorer.body_word_scores(p) for p in library.prompts])
+    rows = np.arange(len(library.prompts))
+    out = {}
+    for weight in weights:
+        top = rank_many(lexical + body * (weight / WEIGHT - 1.0), semantic, point, learned,
+                        router.families).top1
+        right = (top >= 0) & library.gold[rows, np.maximum(top, 0)]
+        out[f"{weight:g}"] = round(float(right[library.governed].mean()), 3)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lib-dir", type=Path, required=True,
@@ -152,6 +178,8 @@ def main() -> int:
     parser.add_argument("--split", default="heldout", choices=("dev", "heldout", "all"))
     parser.add_argument("--only", action="append", choices=sorted(SETS))
     parser.add_argument("--work", type=Path, default=Path("/tmp/gov-real-libraries"))
+    parser.add_argument("--body-weights", help="also: the nearest document's rightness with the "
+                        "body words at these weights, comma-separated (e.g. 0,2,4)")
     parser.add_argument("--json", type=Path, help=f"write the figures (e.g. {RESULTS}/real_libraries.json)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -165,12 +193,18 @@ def main() -> int:
         if not (lib_dir / SETS[name][0]).is_dir():
             print(f"{lib_dir / SETS[name][0]}: not found, {name} skipped", file=sys.stderr)
             continue
-        m = measure(load(lib_dir, name, args.split, args.work))
+        library = load(lib_dir, name, args.split, args.work)
+        m = measure(library)
+        if args.body_weights:
+            m["nearest_by_body_weight"] = nearest_by_weight(
+                library, [float(w) for w in args.body_weights.split(",")])
         out["libraries"][name] = m
         print(f"{name:12} {m['documents']:>5} {m['governed']:>4} {m['ungoverned']:>5} "
               f"{m['top1']:>6.3f} {m['top2']:>6.3f} {m['silent']:>6.3f} "
               f"{(m['fa'] if m['fa'] is not None else float('nan')):>6.3f} "
               f"{m['nearest_right']:>6.3f} {m['top3_right']:>6.3f}")
+        if "nearest_by_body_weight" in m:
+            print(f"{'':12} nearest right by body-word weight: {m['nearest_by_body_weight']}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")
     return 0
