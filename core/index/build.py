@@ -1,16 +1,16 @@
 """Build an index from a corpus: fit the words model, embed every surface, lay out arrays.
 
-An index holds everything a route and a delivery need, so a hook or server can work from
-the index file alone: each document's name, source, surfaces and full text; the TF-IDF
-model as plain arrays; the surface embeddings; the model identity; the corpus fingerprint
-and file stamps (to notice staleness). What routing adds on top (an operating point and
-what it learned) arrives here as opaque JSON and arrays: the index knows nothing of
-routing (:func:`gov.core.routing.indexes.build_index` is the point-aware entry).
+An index holds all a route and a delivery need, so a hook or server works from the file
+alone: each document's name, source, surfaces and text; the TF-IDF models as arrays; the
+embeddings; the model; the corpus fingerprint and file stamps (for staleness). What routing
+adds (a point and what it learned) arrives as opaque JSON and arrays: the index knows
+nothing of routing (:func:`gov.core.routing.indexes.build_index` is the point-aware entry).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -162,10 +162,10 @@ def corpus_info(corpus: Corpus, base: Path) -> CorpusInfo:
     )
 
 
+@functools.cache
 def code_stamp() -> int:
-    """A digest of gov's library as installed (its code and shipped data: the bank, the
-    tokenizer, the defaults), so an index built by other code is never kept as it is, even
-    under the same version number. About 2 MB read, a few milliseconds."""
+    """A digest of gov's library as installed (code and shipped data), so an index built by
+    other code is never kept, even under the same version. About 2 MB read, once."""
     import hashlib
 
     root = Path(__file__).resolve().parent.parent
