@@ -51,7 +51,7 @@ def profile(path: Path, prompts: list[str]) -> dict[str, object]:
         t2 = time.perf_counter()
         semantic = scorer.semantic(vectors, pool=point.semantic_pool, **body)
         t3 = time.perf_counter()
-        lexical = scorer.lexical_documents(scorer.lexical_surfaces(prompt))
+        lexical = scorer.lexical_documents(scorer.lexical_surfaces(prompt), prompt)
         t4 = time.perf_counter()
         learned = scorer.learned_probabilities(vectors)
         t5 = time.perf_counter()

@@ -76,7 +76,7 @@ def calibrate_index(
     label_free = router.operating_point
     if (len(labelled.prompts) < FEW_LABELS and not refit and label_free.gate == "background"
             and router.background is not None):
-        few = _few(router, labelled, target, corpus_id, max_fa, learn, progress)
+        few = _few(router, labelled, target, corpus_id, max_fa, learn, progress, unknown)
         if few is not None:
             return few
     started = time.perf_counter()
@@ -106,7 +106,7 @@ def _full_grid(router: Router, labelled: Labelled, scores: Scores,
     better winner kept), with notes saying how ``max_fa`` was held."""
     # --max-fa is a promise about unseen prompts: the grid's gate is the most false
     # alarms among these negatives whose upper bound still keeps it.
-    from .fa_bound import allowed_false_alarms, negatives_needed
+    from .fa_bound import LEVEL, allowed_false_alarms, negatives_needed
 
     allowed = allowed_false_alarms(labelled.negatives, max_fa)
     gate_fa = 0.0 if allowed is None else (allowed + 0.5) / labelled.negatives
@@ -129,10 +129,10 @@ def _full_grid(router: Router, labelled: Labelled, scores: Scores,
     if allowed is None and max_fa > 0:
         needed = negatives_needed(labelled.negatives, 0, max_fa)
         full.notes.append(f"{labelled.negatives} ungoverned labels cannot show false alarms "
-                          f"<= {max_fa:g} at the {few_level()} upper bound: the grid held "
+                          f"<= {max_fa:g} at the {LEVEL} upper bound: the grid held "
                           f"them to none; label about {needed} more ungoverned prompts")
     elif allowed is not None:
-        full.notes.append(f"--max-fa {max_fa:g} kept at the {few_level()} upper bound: at "
+        full.notes.append(f"--max-fa {max_fa:g} kept at the {LEVEL} upper bound: at "
                           f"most {allowed} of {labelled.negatives} ungoverned labels may "
                           "route")
     return full
@@ -167,21 +167,14 @@ def _finish(router: Router, labelled: Labelled, result: grid.Calibration,
     return point, written
 
 
-def few_level() -> str:
-    from .fa_bound import CONFIDENCE
-
-    return f"{CONFIDENCE:.0%}"
-
-
 def _few(router: Router, labelled: Labelled, target: Path | None, corpus_id: str | None,
-         max_fa: float, learn: bool, progress: Callable[[str], None] | None
-         ) -> CalibrationRun | None:
+         max_fa: float, learn: bool, progress: Callable[[str], None] | None,
+         unknown: list[str]) -> CalibrationRun | None:
     """Few labels: example lines and the gate, each only as far as held-out folds support
-    (:mod:`gov.core.calibration.few`); ``None`` when the prompts cannot be embedded."""
+    (:mod:`gov.core.calibration.few`); ``None`` when the prompts cannot be embedded.
+    ``unknown``: the labelled names the index does not hold."""
     from . import few
 
-    known = set(router.names)
-    unknown = sorted({n for names in labelled.expected for n in names} - known)
     started = time.perf_counter()
     if progress:
         progress(f"scoring {len(labelled.prompts)} prompts")

@@ -10,6 +10,7 @@ import math
 
 # The one-sided level of the false-alarm bound.
 CONFIDENCE = 0.90
+LEVEL = f"{CONFIDENCE:.0%}"  # as the lines that state the promise say it
 
 
 def fa_upper(false_alarms: int, negatives: int, confidence: float = CONFIDENCE) -> float:

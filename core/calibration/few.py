@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from ..scoring.learned import LearnedArrays
 from ..scoring.pooling import mix_bodies
 from .crossfit import FOLDS, fold_of, positives
-from .fa_bound import CONFIDENCE, allowed_false_alarms, fa_upper, negatives_needed
+from .fa_bound import LEVEL, allowed_false_alarms, fa_upper, negatives_needed
 from .grid import Calibration, expected_matrix
 from .held_out import Gain, Routed, first_routes, gain
 from .labelled import Labelled
@@ -139,10 +139,7 @@ def _moved(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_], ma
     allowed = allowed_false_alarms(negatives, max_fa)
     if allowed is None or not positive.any():
         return None
-    subset = Scores(scores.lexical[rows], None if scores.semantic is None
-                    else scores.semantic[rows],
-                    None if scores.learned is None else scores.learned[rows],
-                    families=scores.families)
+    subset = _rows(scores, rows)
     outcome, _ = evaluate_row(base, subset, expected[rows], (allowed + 0.5) / negatives,
                               False, background)
     if not outcome.passes_gate:
@@ -264,7 +261,7 @@ def _summary(prompts: int, negatives: int, moved_gate: bool, kept_examples: bool
     line = (f"{prompts} labels, {negatives} ungoverned: {gate}; {added}; expected top-1 "
             f"{overall.top1:+.2f} ± {overall.top1_error:.2f}")
     if bound <= max_fa:
-        line += f"; false alarms ≤ {bound:.2f} at {CONFIDENCE:.0%} ({fa_count} of {negatives})"
+        line += f"; false alarms ≤ {bound:.2f} at {LEVEL} ({fa_count} of {negatives})"
     elif needed is None:
         line += (f"; false alarms {fa_count} of {negatives} ungoverned: over --max-fa "
                  f"{max_fa:g} at this rate")
@@ -302,7 +299,7 @@ def calibration_of(few: FewLabels, max_fa: float, labelled: Labelled) -> Calibra
     relaxed = "" if max_fa == 0 else f" (--max-fa {max_fa:g})"
     rule = ("few labels: example lines first, then the gate, each kept only where held-out "
             "folds gain; the false-alarm promise is kept at the "
-            f"{CONFIDENCE:.0%} upper bound{relaxed}")
+            f"{LEVEL} upper bound{relaxed}")
     return Calibration([few.outcome], few.outcome, rule, max_fa, labelled.negatives,
                        len(labelled.prompts) - labelled.negatives, 2 + FOLDS,
                        [few.summary, *few.notes])

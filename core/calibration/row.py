@@ -154,7 +154,7 @@ def _background_columns(base: OperatingPoint, scores: Scores, ranked: _Ranked,
         # The confidence floor kept (as the label-free point has it) and dropped, at
         # every threshold: labels say whether it costs more than it saves here.
         features = background_features(background, confidence, many.fused1, many.fused2,
-                                       scores.learned, np.where(ranked.has1, ranked.top1, -1),
+                                       scores.learned, ranked.top1,
                                        scores.families)
         confident = clears(logistic_many(base.confidence_weights, features),
                            base.min_confidence)

@@ -140,13 +140,11 @@ class Scorer:
         return self.lexical.scores(prompt)
 
     def lexical_documents(self, surface_scores: NDArray[np.float64],
-                          prompt: str | None = None) -> NDArray[np.float64]:
-        """Each document's best surface score, plus (given the ``prompt``) its body words'
-        weighted cosine."""
+                          prompt: str) -> NDArray[np.float64]:
+        """Each document's best surface score (of ``prompt``'s) plus its body words' weighted
+        cosine."""
         best: NDArray[np.float64] = self.groups.best(surface_scores)
-        if prompt is not None:
-            best = best + self.body_word_scores(prompt)
-        return best
+        return best + self.body_word_scores(prompt)
 
     def body_word_scores(self, text: str) -> NDArray[np.float64]:
         """The weighted cosine of ``text`` to each document's whole text (zeros: the index
