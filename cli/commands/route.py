@@ -101,7 +101,9 @@ def route_command(
     explain = explain or out_format == "text"
     if (prompt is not None and out_format != "text" and not corpus and not lexical_only
             and not exact and not explain):
-        served = from_server(prompt, str(index) if index else None,
+        from gov.core.index.locate import find_index
+
+        served = from_server(prompt, find_index(str(index) if index else None),
                              str(operating_point) if operating_point else None)
         if served is not None:
             return write_one(prompt, served, out_format, exit_status, start)

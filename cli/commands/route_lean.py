@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gov.core.index.locate import Found
     from gov.core.routing.answer import RouteAnswer
 
 from .. import grammar
@@ -55,13 +56,12 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     return options
 
 
-def from_server(prompt: str, index: str | None, point: str | None) -> RouteAnswer | None:
-    """The warm server's answer for one prompt, or None to route in-process."""
-    from gov.core.index.locate import find_index
+def from_server(prompt: str, found: Found, point: str | None) -> RouteAnswer | None:
+    """The warm server's answer for one prompt on the index ``found`` (the caller's one
+    search), or None to route in-process."""
     from gov.core.routing.answer import RouteAnswer
     from gov.core.serving import protocol, wire
 
-    found = find_index(index)
     if not found.exists:
         return None
     served = protocol.request(
@@ -98,21 +98,23 @@ def run(options: dict[str, Any]) -> int:
     start = telemetry.process_start() or time.perf_counter()
     telemetry.warn_on_loss()  # an unwritable or refused log is said once, not lost unseen
     prompt: str = options["prompt"]
+    from gov.core.index.locate import find_index, no_index
+
+    found = find_index(options["index"])  # once: the server and the process read the same
     if not options["lexical_only"]:
-        served = from_server(prompt, options["index"], options["point"])
+        served = from_server(prompt, found, options["point"])
         if served is not None:
             return write_one(prompt, served, options["format"], options["exit_status"], start)
     with telemetry.attempt("cli", start=start):  # records a failure to open the index
-        from gov.core.index.locate import find_index, no_index
         from gov.core.routing.indexes import load_index
         from gov.core.routing.point import load_operating_point
 
-        found = find_index(options["index"])
-        target = options["index"] or found.path
+        target = options["index"] or found.path  # named as given
         if not found.exists:
             raise no_index(target)
         point = options["point"]
-        loaded = load_index(target, operating_point=load_operating_point(point) if point else None,
+        loaded = load_index(target,
+                            operating_point=load_operating_point(point) if point else None,
                             lexical_only=options["lexical_only"])
         if loaded.is_stale():
             sys.stderr.write(f"gov: warning: {stale_warning(loaded, target)}\n")
