@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
     from gov.core.serving.wire import HookReply
 
-MAX_STDIN = 4 * 1024 * 1024
 # gov.core.serving.hook_turn.ENV_KEYS (a test holds them equal): what finds the index
 # (gov.core.index.locate.FORWARDED_ENVS) and where telemetry goes
 ENV_KEYS = ("GOV_INDEX", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR",
@@ -152,6 +151,8 @@ def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO |
         if any(arg in ("-h", "--help") for arg in argv):
             (stdout or sys.stdout.buffer).write(HELP.encode())
             return 0
+        from gov.core.serving.wire import MAX_STDIN  # standard library only
+
         data = (stdin or sys.stdin.buffer).read(MAX_STDIN + 1)
         asked = not _serve_never(argv)
         if asked:

@@ -138,7 +138,6 @@ def answer(state: ServerState, sock: socket.socket) -> int:
         with contextlib.suppress(OSError):
             sock.sendall(wire.HookReply(b"bad", b"").encode())
         return 0
-    count_losses()
     sink = sink_for(request.environ.get("GOV_TELEMETRY_PATH", "")) or _Nowhere()
     turn = run(request.argv, request.payload, cwd=request.cwd, environ=request.environ,
                start=request.start, backend=ServerBackend(state, sessions_of(state)), sink=sink)

@@ -27,13 +27,12 @@ from .hook_context import MIN_PROMPT_CHARS, catalogue, render
 from .hook_reads import catalogue_of, tool_turn
 from .reads import Catalogue
 from .sessions import Session, SessionFiles, SessionStore, session_key
-from .wire import MAX_PROMPT_CHARS
+from .wire import MAX_PROMPT_CHARS, MAX_STDIN
 
 if TYPE_CHECKING:
     from ..routing.answer import RouteAnswer
     from ..routing.router import Router
 
-MAX_STDIN = 4 * 1024 * 1024
 # what a hook process tells the server: what finds the index, and where telemetry goes
 ENV_KEYS = (*FORWARDED_ENVS, "GOV_TELEMETRY_PATH")
 

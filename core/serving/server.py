@@ -181,6 +181,7 @@ def serve(idle_seconds: float = DEFAULT_IDLE_SECONDS, warm_index: str | None = N
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     state = ServerState()
+    hook_service.count_losses()  # once: hook turns' unrecordable telemetry counted for doctor
     old_umask = os.umask(0o177)
     try:
         server = GovServer(path, state)
