@@ -159,14 +159,16 @@ def catalogue(names: list[str]) -> str:
     shown: list[str] = []
     everything = "`gov list --names` lists them all"
     budget = CATALOGUE_MAX_BYTES - len((head + ask + everything).encode("utf-8")) - 40
-    for name in names[:CATALOGUE_NAMES]:
-        name = shown_name(name, None)  # prose as a name is not listed as text
+    # Prose as a name is not listed at all (without its file there is no name to derive,
+    # and many would all read "unnamed-document").
+    listable = [name for name in names if plain(name)]
+    for name in listable[:CATALOGUE_NAMES]:
         cost = len(name.encode("utf-8")) + 2
         if cost > budget:
             break
         shown.append(name)
         budget -= cost
-    listed = capped(shown + names[len(shown):], len(shown), everything)
+    listed = capped(listable, len(shown), everything)
     return _within(head + listed + ". " + ask, CATALOGUE_MAX_BYTES)
 
 
