@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..corpus.document import Corpus
+from ..corpus.document import Corpus, Skip
 from ..errors import GovError
 from ..index import neighbours
+from ..index.listing import skipped_files
 from ..index.stored import StoredIndex, open_stored
 from ..routing.router import Router
 from . import surface_rules
@@ -44,7 +45,7 @@ from .shadowed import ShadowFinder
 if TYPE_CHECKING:
     from ..corpus.names import OnDuplicate
 
-Problems = Sequence[tuple[str, int | None, str] | tuple[str, int | None, str, str]]
+Problems = Sequence[Skip]
 
 
 def _shown(path: Path) -> str:
@@ -81,18 +82,14 @@ def problem_findings(problems: Problems, config: LintConfig) -> list[Finding]:
     LICENSE, a skill's supporting files) never reach here: the reader does not read them."""
     out = []
     for skip in problems:
-        file, line, problem = skip[0], skip[1], skip[2]
-        reason = skip[3] if len(skip) > 3 else None
-        missing = (reason == "no description" if reason is not None else
-                   ("no **Agent-trigger:**" in problem or "no 'description'" in problem
-                    or "trigger is empty" in problem))
+        missing = skip.reason == "no description"
         rule = "trigger-missing" if missing else "unreadable"
-        if reason == "duplicate name" or not config.enabled(rule):
+        if skip.reason == "duplicate name" or not config.enabled(rule):
             continue
         fix = ("add an **Agent-trigger:** line (or a front matter 'description') saying when it "
                "applies" if missing else "fix the file so gov can read it")
-        out.append(Finding(rule, config.severity(rule), None, file, line or 1,
-                           f"skipped, never routed: {problem}", fix))
+        out.append(Finding(rule, config.severity(rule), None, skip.file, skip.line or 1,
+                           f"skipped, never routed: {skip.problem}", fix))
     return out
 
 
@@ -314,12 +311,8 @@ def lint_index(index: StoredIndex | str | os.PathLike[str], *,
         run.problems(corpus.problems)
         retired = {doc.name for doc in corpus.retired}
     else:
-        kept = stored.header.corpus.problems
-        run.problems([(_shown(stored.base / skip.file), skip.line, skip.problem, skip.reason)
-                      for skip in kept] if kept else
-                     [(_shown(stored.base / path), None, "no trigger line, or unreadable "
-                       "(run gov lint on the folder for the reason)")
-                      for path in stored.header.corpus.skipped])
+        run.problems([skip._replace(file=_shown(stored.base / skip.file))
+                      for skip in skipped_files(stored)])
         retired = set(stored.header.corpus.retired)
     phases = {"documents": time.perf_counter() - started}
     for name, phase in (("rules", lambda: run.per_document(retired)),
