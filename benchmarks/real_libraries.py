@@ -42,11 +42,6 @@ SETS = {
 }
 
 
-def same_file(source: str, label: str) -> bool:
-    """A document's source and a label name one file: one is the other's path suffix."""
-    return source == label or source.endswith("/" + label) or label.endswith("/" + source)
-
-
 @dataclass
 class Library:
     """One library's index and its labelled prompts, with the gold as a matrix."""
@@ -83,6 +78,7 @@ def index_library(lib_dir: Path, folder: str, work: Path, name: str) -> Path:
 
 
 def load(lib_dir: Path, name: str, split: str, work: Path) -> Library:
+    from gov.core.calibration.metrics import SourceLabels
     from gov.core.index.stored import open_stored
 
     folder, labels = SETS[name]
@@ -94,10 +90,11 @@ def load(lib_dir: Path, name: str, split: str, work: Path) -> Library:
     sources = [os.path.relpath(os.path.realpath(lib_dir / stored.document(n).source), lib_dir)
                for n in names]
     rows = rows_of(labels, name, split)
+    labelled = SourceLabels(zip(names, sources, strict=True))  # as gov eval --by source reads
+    position = {n: j for j, n in enumerate(names)}
     gold = np.zeros((len(rows), len(names)), dtype=bool)
     for i, row in enumerate(rows):
-        for j, source in enumerate(sources):
-            gold[i, j] = any(same_file(source, label) for label in row["expected"])
+        gold[i, [position[n] for n in labelled(row["expected"]) if n in position]] = True
         if row["expected"] and not gold[i].any():
             print(f"{name}: no indexed document for {row['expected'][0]}", file=sys.stderr)
     governed = np.array([bool(r["expected"]) for r in rows])
