@@ -187,14 +187,12 @@ def _few(router: Router, labelled: Labelled, target: Path | None, corpus_id: str
                                 vectors=vectors)
     result = few.calibration_of(decided, max_fa, labelled)
     if learn:
-        result.notes.append("few labels: --learn keeps the example lines and the index's own "
-                            "classifier (a classifier refitted on a few prompts learns their "
-                            "noise)")
+        result.notes.append("few labels: --learn keeps what the held-out folds kept (the "
+                            "example lines, and the head refitted with the labels)")
     searched = time.perf_counter() - started
-    arrays = (few.learned_arrays(router, decided.examples)
-              if decided.kept_examples and target is not None else None)
+    arrays = few.learned_of(router, decided) if target is not None else None
     point, written = _finish(router, labelled, result, arrays, target, corpus_id, {
         "few_labels": decided.summary,
         "figures": ("held out: each labelled prompt scored with the other folds' example "
-                    "lines and the gate they chose")})
+                    "lines, the head their labels refit, and the gate they chose")})
     return CalibrationRun(result, point, written, unknown, scored, searched, decided.summary)

@@ -1,16 +1,20 @@
 """A few labels, used where they are safest first, and only as far as held-out folds support.
 
 With fewer than ``FEW_LABELS`` labelled prompts a fitted point learns their noise, so
-``gov calibrate`` starts from the label-free point and takes at most two steps away from it:
+``gov calibrate`` starts from the label-free point and takes at most three steps away from it:
 
 1. **example lines**: every labelled governed prompt becomes an example surface of its
-   document (kept in ``STEM.learned.npz`` with the index's own head as the classifier);
-2. **the gate**: the bank share, orphan and confidence floors (``grid.evaluate_row`` with the
+   document (kept in ``STEM.learned.npz``);
+2. **the head**: the index's classifier refitted with the labelled prompts as further rows
+   (ungoverned ones as further "none" rows; :mod:`gov.core.calibration.head`), saved in the
+   same file as the classifier a route reads;
+3. **the gate**: the bank share, orphan and confidence floors (``grid.evaluate_row`` with the
    background), chosen on the other folds under the false-alarm promise and kept only when
    the held-out fold gains more than one standard error.
 
 Each step is judged on prompts it did not see (5 folds by prompt hash: each prompt is scored
-with the other folds' example lines, and the gate each fold would choose is tried on it), by
+with the other folds' example lines and the head their labels refit, and the gate each fold
+would choose is tried on it), by
 top-1 on the governed prompts less the false-alarm rate on the ungoverned ones.
 
 ``--max-fa`` is a promise about unseen prompts: a false-alarm rate counts as kept only when
@@ -23,7 +27,7 @@ labels name two documents for a prompt (and then only as the moved gate's rule h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +38,7 @@ from ..scoring.pooling import mix_bodies
 from .crossfit import FOLDS, fold_of, positives
 from .fa_bound import LEVEL, allowed_false_alarms, fa_upper, negatives_needed
 from .grid import Calibration, expected_matrix
+from .head import head_rows, probabilities, refit
 from .held_out import Gain, Routed, first_routes, gain
 from .labelled import Labelled
 from .metrics import f1_score
@@ -76,10 +81,12 @@ def examples_of(index_names: Sequence[str], labelled: Labelled,
 
 def example_scores(router: Router, point: OperatingPoint, lexical: NDArray[np.float64],
                    vectors: NDArray[np.float32], examples: Examples,
-                   exclude: NDArray[np.bool_] | None = None) -> Scores:
+                   exclude: NDArray[np.bool_] | None = None,
+                   head: NDArray[np.float64] | None = None) -> Scores:
     """Prompts' scores under ``point`` with ``examples`` as further surfaces of their
     documents, as a route with them would score (the point's pooling and body weight);
-    ``exclude[i, j]``: prompt i does not see example j (its own fold's)."""
+    ``exclude[i, j]``: prompt i does not see example j (its own fold's); ``head``: the
+    prompts' probabilities under a refitted head (else the index's own)."""
     scorer = router.scorer
     groups = scorer.groups
     sims = scorer.surface_similarities(vectors).astype(np.float64)
@@ -105,7 +112,8 @@ def example_scores(router: Router, point: OperatingPoint, lexical: NDArray[np.fl
         weight = point.body_surfaces / (counts + point.body_surfaces)
         semantic = mix_bodies(semantic, body.astype(np.float64), scorer.body_present[None, :],
                               weight)
-    head = scorer.learned_probabilities(vectors)
+    if head is None:
+        head = scorer.learned_probabilities(vectors)
     return Scores(lexical, semantic, head, {point.semantic_pool: semantic},
                   families=router.families)
 
@@ -119,6 +127,9 @@ class FewLabels:
     examples: Examples
     kept_examples: bool
     moved_gate: bool
+    # The head refitted with the labels (weights, bias; last row "none"), or None: the
+    # index's own head is kept.
+    head: tuple[NDArray[np.float32], NDArray[np.float32]] | None
     expected_top1: float
     expected_error: float
     false_alarms: int
@@ -175,6 +186,29 @@ def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
     if examples.docs.size and not kept_examples:
         notes.append(f"example lines left out: on held-out folds they changed top-1 by "
                      f"{step.top1:+.3f} and false alarms by {step.false_alarms:+.3f}")
+    # The head: each fold's prompts scored by the head refitted with the other folds' labels.
+    head = None
+    rows = head_rows(router)
+    if rows is not None:
+        crossed_head = np.zeros_like(lexical)
+        for fold in range(FOLDS):
+            held = folds == fold
+            if not held.any():
+                continue
+            trained = examples.folds != fold
+            fitted = refit(rows, examples.vectors[trained], examples.docs[trained],
+                           vectors[~positive & ~held])
+            crossed_head[held] = probabilities(fitted, vectors[held], len(names))
+        refitted_scores = replace(scores, learned=crossed_head)
+        with_head = first_routes(base, refitted_scores, expected, background)
+        head_step = gain(with_head, current, positive)
+        if head_step.utility > 0.0:
+            head = refit(rows, examples.vectors, examples.docs, vectors[~positive])
+            current, scores = with_head, refitted_scores
+        else:
+            notes.append(f"the head refitted with the labels left out: on held-out folds it "
+                         f"changed top-1 by {head_step.top1:+.3f} and false alarms by "
+                         f"{head_step.false_alarms:+.3f}")
     # The gate: moved on the other folds, tried on each fold in turn.
     moved_gate = False
     point = base
@@ -215,8 +249,9 @@ def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
     needed = negatives_needed(negatives, fa_count, max_fa)
     outcome = _outcome(point, current, expected, positive, bound <= max_fa)
     summary = _summary(len(labelled.prompts), negatives, moved_gate, kept_examples,
-                       int(examples.docs.size), overall, fa_count, bound, needed, max_fa)
-    return FewLabels(point, examples, kept_examples, moved_gate, overall.top1,
+                       int(examples.docs.size), head is not None, overall, fa_count, bound,
+                       needed, max_fa)
+    return FewLabels(point, examples, kept_examples, moved_gate, head, overall.top1,
                      overall.top1_error, fa_count, negatives, bound, needed, summary, notes,
                      outcome)
 
@@ -252,12 +287,14 @@ def _outcome(point: OperatingPoint, routed: Routed, expected: NDArray[np.bool_],
 
 
 def _summary(prompts: int, negatives: int, moved_gate: bool, kept_examples: bool,
-             example_lines: int, overall: Gain, fa_count: int, bound: float,
+             example_lines: int, kept_head: bool, overall: Gain, fa_count: int, bound: float,
              needed: int | None, max_fa: float) -> str:
     """One line: what was kept, what was added, what it is expected to do, and the promise."""
     gate = "moved the gate" if moved_gate else "kept the default gate"
     added = (f"added {example_lines} example line{'s' if example_lines != 1 else ''}"
              if kept_examples else "added no example lines")
+    if kept_head:
+        added += "; refitted the head"
     line = (f"{prompts} labels, {negatives} ungoverned: {gate}; {added}; expected top-1 "
             f"{overall.top1:+.2f} ± {overall.top1_error:.2f}")
     if bound <= max_fa:
@@ -274,16 +311,24 @@ def _summary(prompts: int, negatives: int, moved_gate: bool, kept_examples: bool
     return line
 
 
-def learned_arrays(router: Router, examples: Examples) -> LearnedArrays:
-    """The example lines to save beside the point, with the index's own head as the
-    classifier (a few labels do not refit it)."""
+def learned_arrays(router: Router, examples: Examples,
+                   head: tuple[NDArray[np.float32], NDArray[np.float32]] | None = None
+                   ) -> LearnedArrays:
+    """The example lines to save beside the point, with ``head`` (refitted with the labels)
+    as the classifier, else the index's own head."""
     names = list(router.names)
     classifier = router.scorer.classifier
     dim = examples.vectors.shape[1]
-    if classifier is None:
+    classifier_names: list[str]
+    if head is not None:
+        weights = np.asarray(head[0], dtype=np.float32)
+        bias = np.asarray(head[1], dtype=np.float32)
+        classifier_names = names
+        abstain = True
+    elif classifier is None:
         weights = np.zeros((0, dim), dtype=np.float32)
         bias = np.zeros(0, dtype=np.float32)
-        classifier_names: list[str] = []
+        classifier_names = []
         abstain = False
     else:
         weights = np.asarray(classifier[0], dtype=np.float32)
@@ -294,11 +339,21 @@ def learned_arrays(router: Router, examples: Examples) -> LearnedArrays:
                          list(examples.texts), weights, bias, classifier_names, abstain)
 
 
+def learned_of(router: Router, few: FewLabels) -> LearnedArrays | None:
+    """What the few-label path saves beside the point: the kept example lines and the head
+    (refitted, or the index's own); ``None`` when it kept neither step."""
+    if not few.kept_examples and few.head is None:
+        return None
+    examples = few.examples if few.kept_examples else Examples.none(few.examples.vectors.shape[1])
+    return learned_arrays(router, examples, few.head)
+
+
 def calibration_of(few: FewLabels, max_fa: float, labelled: Labelled) -> Calibration:
     """The decision as the calibration result the CLI renders (one row: the chosen step)."""
     relaxed = "" if max_fa == 0 else f" (--max-fa {max_fa:g})"
-    rule = ("few labels: example lines first, then the gate, each kept only where held-out "
-            "folds gain; the false-alarm promise is kept at the "
+    rule = ("few labels: example lines first, then the head refitted with them, then the "
+            "gate, each kept only where held-out folds gain; the false-alarm promise is kept "
+            "at the "
             f"{LEVEL} upper bound{relaxed}")
     return Calibration([few.outcome], few.outcome, rule, max_fa, labelled.negatives,
                        len(labelled.prompts) - labelled.negatives, 2 + FOLDS,
