@@ -16,8 +16,8 @@ from gov.core.calibration import few, head
 from gov.core.calibration.calibrate import calibrate_index
 from gov.core.calibration.crossfit import fold_of
 from gov.core.calibration.labelled import read_labelled_jsonl
-from gov.core.routing.indexes import load_index
 from gov.core.routing.fusion import fuse
+from gov.core.routing.indexes import load_index
 from gov.core.routing.point import load_operating_point, save_operating_point
 from gov.core.scoring.learned import load_learned, save_learned
 from tests.conftest import EXAMPLES, invoke_gov
