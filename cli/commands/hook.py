@@ -22,20 +22,12 @@ if TYPE_CHECKING:
 
     from gov.core.serving.wire import HookReply
 
-# gov.core.serving.hook_turn.ENV_KEYS (a test holds them equal): what finds the index
-# (gov.core.index.locate.FORWARDED_ENVS) and where telemetry goes
-ENV_KEYS = ("GOV_INDEX", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR",
-            "GOV_TELEMETRY_PATH")
-
-HELP = """usage: gov hook {claude-code|codex|gemini|copilot|cursor} [-i INDEX] [--operating-point FILE] [--serve auto|never] [--no-session-memory]
-       gov hook install|uninstall HARNESS [--user | --project DIR] [--program PROGRAM] [--dry-run]
-
-The harness hook: reads the harness's JSON payload on stdin and acts on its event, the
+TEXT = """The harness hook: reads the harness's JSON payload on stdin and acts on its event, the
 same command for every event of one harness:
 
   prompt (UserPromptSubmit; Gemini CLI: BeforeAgent)  routes the prompt and prints the
-      harness's context object, {"hookSpecificOutput": {"hookEventName": ...,
-      "additionalContext": "..."}}, only when a document governs the prompt. Within a
+      harness's context object, {{"hookSpecificOutput": {{"hookEventName": ...,
+      "additionalContext": "..."}}}}, only when a document governs the prompt. Within a
       session a document already pasted is named again in a few bytes ("still applies").
   session start (Copilot, Cursor)  these cannot add context per prompt: prints the
       corpus's document names and how to ask gov, once per session.
@@ -53,14 +45,7 @@ entries into the harness's settings file, naming this gov by absolute path.
 A turn always exits 0; problems are one line on stderr (none for tool events, which fire
 on every tool call).
 
-  -i, --index FILE          index (default: $GOV_INDEX, else .gov/index in the harness's
-                            project folder ($CLAUDE_PROJECT_DIR, $GEMINI_PROJECT_DIR,
-                            $CURSOR_PROJECT_DIR, the payload's workspace_roots or cwd), else
-                            the nearest .gov/index above the working folder, up to the
-                            repository root or home)
-  --operating-point FILE    operating point JSON
-  --serve auto|never        use the warm server, starting it on demand (auto, the default)
-  --no-session-memory       paste every route in full on every turn
+{options}
 
 What install writes for each harness is in examples/harness/.
 
@@ -68,8 +53,27 @@ Example:
 
     gov hook install claude-code
 
-    echo '{"prompt": "roll back the release from last night", "cwd": "."}' | gov hook claude-code
+    echo '{{"prompt": "roll back the release from last night", "cwd": "."}}' | gov hook claude-code
 """
+
+
+def help_text() -> str:
+    """``gov hook --help``: the usage and the options from the hook's one grammar
+    (:mod:`gov.core.serving.hook_grammar`, which the warm server parses by)."""
+    from gov.core.serving.harness import HARNESSES
+    from gov.core.serving.hook_grammar import (
+        INDEX,
+        NO_SESSION_MEMORY,
+        OPERATING_POINT,
+        SERVE,
+        SERVE_CHOICES,
+        options_help,
+    )
+
+    usage = (f"usage: gov hook {{{'|'.join(HARNESSES)}}} [{INDEX[1]} INDEX] [{OPERATING_POINT[0]} FILE]"
+             f" [{SERVE[0]} {'|'.join(SERVE_CHOICES)}] [{NO_SESSION_MEMORY[0]}]\n"
+             "       gov hook install|uninstall HARNESS [--user | --project DIR] [--program PROGRAM] [--dry-run]\n\n")
+    return usage + TEXT.format(options=options_help())
 
 
 def _process_start() -> float:
@@ -109,6 +113,7 @@ def _ask_server(argv: "list[str]", data: bytes, start: float
     for the whole exchange, a capped reply): its outcome, the request's bytes, and the
     reply when it is this installation's."""
     from gov.core.serving import identity, wire  # gov's version, a hash and the framing
+    from gov.core.serving.hook_grammar import ENV_KEYS
 
     environ = {key: os.environ.get(key) or "" for key in ENV_KEYS}
     request = wire.HookRequest(argv, os.getcwd(), environ, start, data).encode()
@@ -120,22 +125,10 @@ def _ask_server(argv: "list[str]", data: bytes, start: float
                                   began + wire.reply_seconds())
     if outcome != wire.ANSWERED:
         return outcome, request, None
-    try:
-        reply = wire.HookReply.decode(blob)
-    except ValueError:
-        return wire.WRONG, request, None
-    if not reply.ok_for(identity.signature()):
+    reply = identity.accepted(blob)
+    if reply is None:
         return wire.WRONG, request, None  # garbage, or another installation's or version's server
     return outcome, request, reply
-
-
-def _serve_never(argv: "list[str]") -> bool:
-    from ..grammar import SERVE, SERVE_NEVER
-
-    for i, arg in enumerate(argv):
-        if arg == f"{SERVE[0]}={SERVE_NEVER}" or (arg == SERVE[0] and argv[i + 1 : i + 2] == [SERVE_NEVER]):
-            return True
-    return False
 
 
 def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO | None" = None,
@@ -148,13 +141,15 @@ def main(argv: "list[str]", stdin: "BinaryIO | None" = None, stdout: "BinaryIO |
     start = _process_start()
     err = stderr or sys.stderr
     try:
-        if any(arg in ("-h", "--help") for arg in argv):
-            (stdout or sys.stdout.buffer).write(HELP.encode())
+        from gov.core.serving import hook_grammar  # imports nothing
+
+        if any(arg in hook_grammar.HELP for arg in argv):
+            (stdout or sys.stdout.buffer).write(help_text().encode())
             return 0
         from gov.core.serving.wire import MAX_STDIN  # standard library only
 
         data = (stdin or sys.stdin.buffer).read(MAX_STDIN + 1)
-        asked = not _serve_never(argv)
+        asked = not hook_grammar.serve_never(argv)
         if asked:
             began = time.monotonic()
             outcome, request, served = _ask_server(argv, data, start)
@@ -227,7 +222,7 @@ def register(app: "Any") -> None:
         raise typer.Exit(main(list(ctx.args)))
 
     hook_command.__annotations__ = {"ctx": typer.Context, "return": None}
-    app.command("hook", help=HELP, short_help="The harness hook: routes each prompt, notes which routed documents the agent read.",
+    app.command("hook", help=help_text(), short_help="The harness hook: routes each prompt, notes which routed documents the agent read.",
                 cls=_completing_command(),
                 context_settings={"ignore_unknown_options": True,
                                   "allow_extra_args": True})(hook_command)
@@ -241,7 +236,7 @@ def _completing_command() -> "Any":
 
     class HookCommand(TyperCommand):
         def get_help(self, ctx: "Any") -> str:
-            return HELP.rstrip("\n")  # what the lean path prints for --help (click adds the newline)
+            return help_text().rstrip("\n")  # what the lean path prints for --help (click adds the newline)
 
         def shell_complete(self, ctx: "Any", incomplete: str) -> "Any":
             from click.shell_completion import CompletionItem

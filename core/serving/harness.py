@@ -29,7 +29,9 @@ answered as that host, so ``gov hook claude-code`` never prints what the real ho
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `gov hook --help` names the harnesses: no typing module for that
+    from typing import Any
 
 HARNESSES = ("claude-code", "codex", "gemini", "copilot", "cursor")
 

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 from ..telemetry.losses import count_loss
 from ..telemetry.sinks import on_loss, sink_for
 from . import wire
+from .hook_grammar import ENV_KEYS
 from .hook_reads import catalogue_of
-from .hook_turn import ENV_KEYS, Turn, run
+from .hook_turn import Turn, run
 from .identity import signature
 from .reads import Catalogue
 from .sessions import Session, SessionFiles, SessionStore

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import telemetry
-from ..index.locate import FORWARDED_ENVS, Found, find_index
-from . import harness
+from ..index.locate import Found, find_index
+from . import harness, hook_grammar
 from .hook_context import MIN_PROMPT_CHARS, catalogue, render
 from .hook_reads import catalogue_of, tool_turn
 from .reads import Catalogue
@@ -32,9 +32,6 @@ from .wire import MAX_PROMPT_CHARS, MAX_STDIN
 if TYPE_CHECKING:
     from ..routing.answer import RouteAnswer
     from ..routing.router import Router
-
-# what a hook process tells the server: what finds the index, and where telemetry goes
-ENV_KEYS = (*FORWARDED_ENVS, "GOV_TELEMETRY_PATH")
 
 
 class HookProblem(Exception):
@@ -46,34 +43,12 @@ class HookProblem(Exception):
 
 
 def parse_args(argv: list[str]) -> dict[str, Any] | None:
-    """Options as a dict, or None when help was asked for."""
-    if any(arg in ("-h", "--help") for arg in argv):
-        return None
-    options: dict[str, Any] = {"harness": None, "index": None, "point": None, "serve": "auto",
-                               "memory": True}
-    args = list(argv)
-    while args:
-        arg = args.pop(0)
-        key, _, inline = arg.partition("=")
-        if key in ("-i", "--index", "--operating-point", "--serve"):
-            value = inline if inline else (args.pop(0) if args else None)
-            if value is None:
-                raise HookProblem(f"{key} needs a value")
-            if key == "--serve":
-                if value not in ("auto", "never"):
-                    raise HookProblem("--serve must be auto or never")
-                options["serve"] = value
-            else:
-                options["index" if key in ("-i", "--index") else "point"] = value
-        elif arg == "--no-session-memory":
-            options["memory"] = False
-        elif arg in harness.HARNESSES and options["harness"] is None:
-            options["harness"] = arg
-        else:
-            raise HookProblem(f"unknown argument {arg[:60]!r} (see gov hook --help)")
-    if options["harness"] is None:
-        raise HookProblem("name the harness: gov hook " + "|".join(harness.HARNESSES))
-    return options
+    """Options as a dict (:func:`gov.core.serving.hook_grammar.parse`), or None when help was
+    asked for."""
+    try:
+        return hook_grammar.parse(argv, harness.HARNESSES)
+    except ValueError as exc:
+        raise HookProblem(str(exc)) from None
 
 
 def read_payload(data: bytes) -> dict[str, Any]:

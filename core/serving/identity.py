@@ -16,6 +16,10 @@ import sys
 
 from .. import __version__
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .wire import HookReply
+
 _CACHE: list[str] = []
 
 
@@ -61,3 +65,16 @@ def runtime_folder() -> str:
 def signature() -> bytes:
     """``INSTALLATION-VERSION`` as bytes: what a hook reply carries and the client checks."""
     return f"{installation()}-{__version__}".encode()
+
+
+def accepted(blob: bytes) -> "HookReply | None":
+    """The hook reply in ``blob`` when this installation's server of this version sent it;
+    None for garbage or another installation's or version's answer (the one check the hook
+    process and :func:`gov.core.serving.protocol.recover` both make)."""
+    from .wire import HookReply  # standard library only, like this module
+
+    try:
+        reply = HookReply.decode(blob)
+    except ValueError:
+        return None
+    return reply if reply.ok_for(signature()) else None

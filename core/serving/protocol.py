@@ -243,38 +243,25 @@ def recover(outcome: str, request: bytes, began: float) -> tuple[str, wire.HookR
     server = _spawn()
     if server is None:
         return IN_PROCESS, None
+    return _wait(path, request, deadline, server)
+
+
+def _wait(path: str, request: bytes, deadline: float, server: subprocess.Popen[bytes] | None = None
+          ) -> tuple[str, wire.HookReply | None]:
+    """Ask the server being started until ``deadline``; when this hook started it
+    (``server``), run the turn in-process should it die first."""
     while time.monotonic() < deadline:
         outcome, data = wire.exchange(path, request, deadline)
         if outcome == wire.ANSWERED:
-            return _accepted(data)
+            reply = ident.accepted(data)
+            return (wire.ANSWERED, reply) if reply is not None else (NOTHING, None)
         if outcome != wire.ABSENT:
-            return NOTHING, None
-        if server.poll() not in (None, 1):  # it died (1: another server holds the lock)
+            break
+        # it died (1: another server holds the lock)
+        if server is not None and server.poll() not in (None, 1):
             return IN_PROCESS, None
         time.sleep(0.05)
     return NOTHING, None
-
-
-def _wait(path: str, request: bytes, deadline: float) -> tuple[str, wire.HookReply | None]:
-    """Ask the server being started until ``deadline``."""
-    while time.monotonic() < deadline:
-        outcome, data = wire.exchange(path, request, deadline)
-        if outcome == wire.ANSWERED:
-            return _accepted(data)
-        if outcome != wire.ABSENT:
-            break
-        time.sleep(0.05)
-    return NOTHING, None
-
-
-def _accepted(data: bytes) -> tuple[str, wire.HookReply | None]:
-    try:
-        reply = wire.HookReply.decode(data)
-    except ValueError:
-        return NOTHING, None
-    if not reply.ok_for(ident.signature()):
-        return NOTHING, None
-    return wire.ANSWERED, reply
 
 
 def _spawn(idle_seconds: int = DEFAULT_IDLE_SECONDS) -> subprocess.Popen[bytes] | None:

@@ -133,18 +133,96 @@ def test_card_verify_errors_agree(args: list[str]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [["claude-code", "--serve", "never"], ["claude-code", "--serve=never", "-i", "missing"],
-                                  ["--help"], ["nonsense", "--serve", "never"]])  # fmt: skip
+                                  ["--help"], ["nonsense", "--serve", "never"],
+                                  ["codex", "--serve=never", "--operating-point", "missing.json", "--no-session-memory"],
+                                  ["gemini", "--serve=never", "--serve", "sometimes"]])  # fmt: skip
 def test_hook_lean_and_typer_agree(args: list[str], tmp_path: Path) -> None:
     payload = json.dumps({"prompt": "roll back the release", "cwd": str(tmp_path)}).encode()
     lean, typer_run = both("hook", *args, input=payload, cwd=tmp_path)
     same(lean, typer_run)
+    assert lean.stderr == typer_run.stderr  # the one line a turn's problem prints
     assert lean.returncode == 0  # a turn never blocks the harness
 
 
-def test_the_grammar_imports_nothing() -> None:
-    tree = ast.parse((REPO / "cli" / "grammar.py").read_text())
+def _imported_modules(path: Path) -> list[str | None]:
+    tree = ast.parse(path.read_text())
     imported = [node for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)]
-    assert [getattr(node, "module", None) for node in imported] == ["__future__"]
+    return [getattr(node, "module", None) for node in imported]
+
+
+def test_the_grammar_imports_nothing_but_the_hooks_grammar() -> None:
+    assert _imported_modules(REPO / "cli" / "grammar.py") == [
+        "__future__", "gov.core.serving.hook_grammar", "gov.core.serving.hook_grammar"]
+    assert _imported_modules(REPO / "core" / "serving" / "hook_grammar.py") == []
+
+
+# --- the hook's grammar: one declaration, read by the help, both parsers and the typer door ----
+
+
+def test_the_options_the_hook_shares_are_declared_once() -> None:
+    import typer
+
+    from gov.cli import grammar
+    from gov.cli.main import app
+    from gov.core.serving import hook_grammar
+
+    assert grammar.INDEX is hook_grammar.INDEX and grammar.OPERATING_POINT is hook_grammar.OPERATING_POINT
+    # the typer door's gov route takes -i/--index and --operating-point by those names
+    route = typer.main.get_command(app).commands["route"]  # type: ignore[attr-defined]
+    declared = {param.name: set(param.opts) for param in route.params}
+    assert declared["index"] == set(hook_grammar.INDEX)
+    assert declared["operating_point"] == set(hook_grammar.OPERATING_POINT)
+
+
+def test_the_hook_help_is_written_from_its_grammar() -> None:
+    from gov.cli.commands.hook import help_text
+    from gov.core.serving.harness import HARNESSES
+    from gov.core.serving.hook_grammar import OPTIONS
+
+    text = help_text()
+    usage = text.splitlines()[0]
+    assert usage.startswith("usage: gov hook {" + "|".join(HARNESSES) + "}")
+    for option in OPTIONS:
+        assert any(f"[{name} " in usage or f"[{name}]" in usage for name in option.names), option.names
+        listed = [line for line in text.splitlines() if line.startswith("  " + option.usage() + " ")]
+        assert len(listed) == 1 and listed[0].endswith(option.help[0]), option.names
+        for choice in option.choices:
+            assert choice in listed[0]
+
+
+@pytest.mark.parametrize("args", [["--serve", "sometimes"], ["--index"], ["--operating-point"],
+                                  ["--no-session-memory=no"], ["--bogus"], []])
+def test_the_in_process_turn_and_the_server_parse_the_hook_alike(args: list[str]) -> None:
+    """hook_turn.parse_args (what the warm server and the in-process turn run) is the
+    grammar's parser: the same options, the same one-line refusals."""
+    from gov.core.serving import harness, hook_grammar, hook_turn
+
+    with pytest.raises(ValueError) as direct:
+        hook_grammar.parse(["claude-code", *args] if args else [], harness.HARNESSES)
+    with pytest.raises(hook_turn.HookProblem) as turned:
+        hook_turn.parse_args(["claude-code", *args] if args else [])
+    assert str(direct.value) == str(turned.value) and "\n" not in str(direct.value)
+
+
+def test_every_option_of_the_hook_parses_as_its_grammar_says() -> None:
+    from gov.core.serving import hook_turn
+    from gov.core.serving.hook_grammar import OPTIONS, SERVE_NEVER, serve_never
+
+    defaults = hook_turn.parse_args(["codex"])
+    assert defaults == {"harness": "codex", **{option.dest: option.default for option in OPTIONS}}
+    for option in OPTIONS:
+        for name in option.names:
+            value = (option.choices or ("some-file",))[-1]
+            argv = ["codex", name, value] if option.metavar else ["codex", name]
+            parsed = hook_turn.parse_args(argv)
+            assert parsed is not None
+            assert parsed[option.dest] == (value if option.metavar else option.flag_value)
+            if option.metavar:
+                assert hook_turn.parse_args(["codex", f"{name}={value}"]) == parsed
+    assert hook_turn.parse_args(["codex", "-h"]) is None
+    # the hook process decides --serve never before the server parses the rest
+    assert serve_never(["codex", "--serve", SERVE_NEVER]) and serve_never(["codex", f"--serve={SERVE_NEVER}"])
+    assert not serve_never(["codex", "--serve", "auto"]) and not serve_never(["codex", "-i", "never"])
 
 
 def test_the_lean_parsers_read_the_grammar() -> None:

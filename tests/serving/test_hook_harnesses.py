@@ -191,11 +191,14 @@ def test_the_warm_hook_process_imports_almost_nothing(server: subprocess.Popen[b
     heavy = {"re", "json", "typing", "pathlib", "tempfile", "dataclasses", "enum", "socket",
              "hashlib", "binascii", "numpy", "typer"}
     assert not imported & heavy, imported & heavy
-    # of the library, only the package markers, the identity the socket is named by and the
-    # wire (standard library only: the request and reply the socket carries)
+    # of the library, only the package markers, the identity the socket is named by, the
+    # hook's grammar (which imports nothing) and the wire (standard library only: the
+    # request and reply the socket carries); of the CLI, the hook's module alone
     library = {name for name in imported if name.startswith("gov.core")}
     assert library <= {"gov.core", "gov.core.serving", "gov.core.serving.identity",
-                       "gov.core.serving.wire"}, library
+                       "gov.core.serving.hook_grammar", "gov.core.serving.wire"}, library
+    assert {name for name in imported if name.startswith("gov.cli")} == {
+        "gov.cli", "gov.cli.entry", "gov.cli.commands", "gov.cli.commands.hook"}
 
 
 # --- the settings examples, run as the harness runs them ------------------------------
