@@ -22,6 +22,9 @@ from gov.core.routing.point import load_operating_point, save_operating_point
 from gov.core.scoring.learned import load_learned, save_learned
 from tests.conftest import EXAMPLES, invoke_gov
 
+# Every test here fits the head at least once (seconds each on the stand-in encoder).
+pytestmark = pytest.mark.slow
+
 ROWS = [json.loads(line) for line in (EXAMPLES / "labelled.jsonl").read_text().splitlines()]
 GOVERNED = [r for r in ROWS if r["expected"]]
 
@@ -106,7 +109,6 @@ def test_the_refit_is_left_out_when_the_held_out_folds_lose_by_it(fake_index: Pa
     assert "refitted the head" not in decided.summary
 
 
-@pytest.mark.slow
 def test_a_kept_refit_is_saved_beside_the_point_and_routed_as_it_was_scored(
         fake_index: Path, tmp_path: Path) -> None:
     router = load_index(fake_index)
