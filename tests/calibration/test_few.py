@@ -66,6 +66,7 @@ def test_a_step_is_judged_by_paired_held_out_gains() -> None:
     assert step.error > 0
 
 
+@pytest.mark.slow  # the head is refitted once per fold
 def test_few_labels_are_never_worse_than_none_on_prompts_they_did_not_see(
         fake_index: Path, tmp_path: Path) -> None:
     router = load_index(fake_index)
@@ -97,6 +98,7 @@ def test_few_labels_are_never_worse_than_none_on_prompts_they_did_not_see(
     assert top1_few >= top1_default - 0.01
 
 
+@pytest.mark.slow  # the head is refitted once per fold
 def test_the_summary_says_what_was_kept_added_expected_and_promised(fake_index: Path,
                                                                     tmp_path: Path) -> None:
     router = load_index(fake_index)
