@@ -66,9 +66,10 @@ HEAD_CELLS = 6_000_000
 HEAD_MAX_DOCUMENTS = 2000
 BANK_BATCH = 64
 # The bank's share grows with the corpus's size from this many documents to that many
-# (``background_alpha_growth``): the smallest and largest corpora it was chosen on.
-ALPHA_BASE_DOCUMENTS = 20
-ALPHA_MAX_DOCUMENTS = 200
+# (``background_alpha_growth``): the written and intent corpora it was first chosen on hold
+# 17 to 199 documents and keep the base share; real libraries hold 250 to 1,700.
+ALPHA_BASE_DOCUMENTS = 200
+ALPHA_MAX_DOCUMENTS = 2000
 # The point's parameters the stored statistics depend on: another value needs a rebuild.
 BUILD_PARAMS = ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
                 "hub_weight")
@@ -93,6 +94,9 @@ class Background:
     # sorted: each example line's best score over the other documents (None: an index built
     # before this floor existed, or too few example lines)
     orphan_top: NDArray[np.float32] | None = None
+    # the remark probe (``remarks.py``): weights over a prompt's embedding, and its bias
+    remark_weights: NDArray[np.float32] | None = None
+    remark_bias: float = 0.0
     # thresholds already worked out, per (alpha, beta, q): a quantile per route is 0.4 ms
     _thresholds: dict[tuple[float, float, float], tuple[float, str]] = field(
         default_factory=dict, repr=False, compare=False)
@@ -103,7 +107,19 @@ class Background:
             out["background_example_top"] = self.example_top
         if self.orphan_top is not None:
             out["background_orphan_top"] = self.orphan_top
+        if self.remark_weights is not None:
+            out["remark_weights"] = self.remark_weights
+            out["remark_bias"] = np.array([self.remark_bias], dtype=np.float32)
         return out
+
+    def remarks(self, vectors: NDArray[Any] | None) -> NDArray[np.float64] | None:
+        """Each prompt's remark probability (``None`` without a probe or vectors: an index
+        built before the probe existed never vetoes)."""
+        if self.remark_weights is None or vectors is None:
+            return None
+        from .remarks import probabilities
+
+        return probabilities(vectors, self.remark_weights, self.remark_bias)
 
     def threshold(self, point: OperatingPoint) -> tuple[float, str]:
         """The score a prompt must reach, and which guard sets it ("bank", "examples" or
@@ -165,9 +181,17 @@ class Background:
         def optional(name: str) -> NDArray[np.float32] | None:
             return read(name) if stored.has_array(name) else None
 
+        remark = None
+        bias = 0.0
+        if stored.has_array("remark_weights"):
+            remark = read("remark_weights")
+            if (stored.has_array("embeddings")
+                    and remark.size != stored.array("embeddings").shape[-1]):
+                raise stored.malformed(f"array 'remark_weights' has shape {list(remark.shape)}")
+            bias = float(read("remark_bias", 1)[0])
         return cls(read("background_hub", len(stored.names)), read("background_bank_top"),
                    optional("background_example_top"), info,
-                   optional("background_orphan_top"))
+                   optional("background_orphan_top"), remark, bias)
 
 
 def _document_scores(scorer: Scorer, texts: list[str], vectors: NDArray[np.float32],
@@ -212,6 +236,7 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
                              model_sha256=model_sha256(model_id),
                              dim=int(scorer.embeddings.shape[1]), cache=True)
     bank = np.stack([found[text] for text in prompts]).astype(np.float32)
+    remark_weights, remark_bias = _remark_probe(scorer, model_id)
     release("build")  # the build's last embedding: free the encoder before the head's fit
     near = np.zeros(len(prompts))
     for first in range(0, len(prompts), BANK_BATCH):
@@ -228,7 +253,8 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
                                 kept[first: first + BANK_BATCH], point)
         top[first: first + BANK_BATCH] = (rows - point.hub_weight * hub_raw).max(axis=1)
     example_top, orphan_top, estimate = _example_floor(scorer, stored, hub_raw, point)
-    background = Background(hub, np.sort(top).astype(np.float32), example_top, {}, orphan_top)
+    background = Background(hub, np.sort(top).astype(np.float32), example_top, {}, orphan_top,
+                            remark_weights, remark_bias)
     head = scorer.documents <= HEAD_MAX_DOCUMENTS
     if head:
         built.arrays["head_weights"], built.arrays["head_bias"] = _fit_head(
@@ -246,6 +272,26 @@ def fit_background(built: BuiltIndex, point: OperatingPoint) -> None:
     }
     built.arrays.update(background.arrays())
     built.header = replace(built.header, background=info)
+
+
+def _remark_probe(scorer: Scorer, model_id: str) -> tuple[NDArray[np.float32], float]:
+    """The remark probe, fitted on the shipped remarks and requests (embedded once per model:
+    the embedding cache keeps them) and the corpus's own lines."""
+    from ..encode.cache import embed_missing
+    from ..encode.embedding import model_sha256
+    from .remarks import fit_probe, training_texts
+
+    assert scorer.embeddings is not None
+    remarks, requests = training_texts()
+    found, _ = embed_missing(list(dict.fromkeys(remarks + requests)), model_id,
+                             model_sha256=model_sha256(model_id),
+                             dim=int(scorer.embeddings.shape[1]), cache=True)
+
+    def stack(texts: tuple[str, ...]) -> NDArray[np.float32]:
+        return np.stack([found[text] for text in texts]).astype(np.float32)
+
+    return fit_probe(stack(remarks), stack(requests),
+                     np.asarray(scorer.embeddings, dtype=np.float32))
 
 
 def _example_floor(scorer: Scorer, stored: Any, hub: NDArray[np.float64],

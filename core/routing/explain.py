@@ -95,9 +95,13 @@ def next_steps(nearest: list[dict[str, Any]], *, decided: str, bar: float | None
     ``source`` (its file, or None), ``fused``, ``gate`` (None without a background gate)
     and ``under`` (how far under the bar, None when it cleared or there is no bar).
     ``decided`` is the rule that abstained: ``"gate"`` (the best gate score under the
-    threshold), ``"confidence"`` (cleared, but the confidence under its floor) or
-    ``"floors"``. ``same_family`` says the first two share a routing family.
+    threshold), ``"remark"`` (the prompt reads as a remark), ``"confidence"`` (cleared, but
+    the confidence under its floor) or ``"floors"``. ``same_family`` says the first two share
+    a routing family.
     """
+    if decided == "remark":
+        return ["it reads as a remark (thanks, a status, an aside), and a remark routes "
+                "nothing; a request that says what to do routes"]
     if not nearest or decided not in ("gate", "confidence", "floors"):
         return []
     first = nearest[0]

@@ -76,8 +76,9 @@ class OperatingPoint:
     # Background gate: how the bank's share grows with the corpus's size. The bank's best
     # score is a maximum over every document, so the same share is stricter on a large corpus
     # than on a small one; with growth g, a corpus of n documents lets through
-    # background_alpha * (n / 20) ** g of the bank (n taken within 20..200, the sizes it was
-    # measured on). 0: the same share whatever the size.
+    # background_alpha * (n / 200) ** g of the bank (n taken within 200..2000: the written and
+    # intent corpora the share was chosen on hold under 200 documents, real libraries up to
+    # about 1,700). 0: the same share whatever the size.
     background_alpha_growth: float = 0.0
     # Background gate: a third floor, this quantile of the corpus's example lines each scored
     # against the other documents only (its own left out): what a prompt of this corpus's
@@ -86,6 +87,9 @@ class OperatingPoint:
     # Background gate: how much of a document's closeness to the bank is held against it
     # (a document close to everything stops winning everything).
     hub_weight: float = 0.25
+    # Remarks: a prompt whose remark probability (``remarks.py``, the index's probe) reaches
+    # this routes nothing ("thanks, the webhook fires fine now"). 0: off.
+    remark_veto: float = 0.0
     model_id: str | None = None
     # What the array file holds: the learned surfaces' documents and texts, the classifier's
     # documents, the file's sha256 (``LearnedInfo`` checks it).
@@ -98,7 +102,7 @@ class OperatingPoint:
         "min_confidence", "confidence_weights", "second_ratio", "expand_dependencies",
         "learned_surfaces", "fusion", "learned_weight", "semantic_pool", "second_learned_floor",
         "body_surfaces", "gate", "background_alpha", "example_beta", "hub_weight",
-        "background_alpha_growth", "orphan_quantile",
+        "background_alpha_growth", "orphan_quantile", "remark_veto",
     )
 
     def params(self) -> dict[str, Any]:
@@ -140,8 +144,8 @@ class OperatingPoint:
 _NUMBER_FIELDS = {"lexical_floor", "semantic_floor", "rrf_k", "lexical_weight",
                   "semantic_weight", "second_ratio", "learned_weight", "second_learned_floor",
                   "body_surfaces", "background_alpha", "example_beta", "hub_weight",
-                  "background_alpha_growth", "orphan_quantile"}
-_SHARES = {"background_alpha", "example_beta", "orphan_quantile"}
+                  "background_alpha_growth", "orphan_quantile", "remark_veto"}
+_SHARES = {"background_alpha", "example_beta", "orphan_quantile", "remark_veto"}
 GATES = ("confidence", "background")
 FUSIONS = ("rrf", "weighted")
 POOLS = ("max", "mean", "max_mean")

@@ -31,6 +31,7 @@ from .point import (
     point_learned,
     stored_or_default,
 )
+from .remarks import vetoes
 from .select import Gate, deciding_rule, nearest_documents, rank, select
 from .sources import SourceFiles
 
@@ -207,6 +208,8 @@ class Router:
                                     body_surfaces=point.body_surfaces)
                     if vectors is not None else None)
         learned = scorer.learned_probabilities(vectors) if vectors is not None else None
+        remarks = (self.background.remarks(vectors) if self.background is not None
+                   and point.remark_veto > 0.0 else None)
         self._finite(semantic, "semantic scores")
         self._finite(learned, "learned probabilities")
         answers = []
@@ -217,7 +220,8 @@ class Router:
             answer = self._answer(
                 prompt, lexical, semantic[row] if semantic is not None else None,
                 vectors[row] if vectors is not None else None,
-                learned[row] if learned is not None else None, surfaces, explain)
+                learned[row] if learned is not None else None, surfaces, explain,
+                None if remarks is None else float(remarks[row]))
             if failed and answer.degraded is None:
                 answer.degraded = failed
             answers.append(answer)
@@ -226,11 +230,11 @@ class Router:
     def _answer(self, prompt: str, lexical: NDArray[np.float64],
                 semantic: NDArray[np.float32] | None, vector: NDArray[np.float32] | None,
                 learned: NDArray[np.float64] | None,
-                surface_lexical: NDArray[np.float64], explain: bool = False) -> RouteAnswer:
+                surface_lexical: NDArray[np.float64], explain: bool = False,
+                remark: float | None = None) -> RouteAnswer:
         point = self.operating_point
         chosen, confidence, reason, gate = select(lexical, semantic, point, learned,
-                                                  self.background,
-                                                  self.families)
+                                                  self.background, self.families, remark)
         routes = [
             Route(self.stored.names[c.doc], c.fused, c.lexical, c.semantic,
                   why(self.scorer, prompt, c.doc, lexical=c.lexical is not None,
@@ -246,11 +250,12 @@ class Router:
             corpus_size=len(self.stored.names), fingerprint=self.stored.fingerprint,
             operating_point_id=self.operating_point.id, reason=reason,
             explain=self._explain(reason, gate, lexical, semantic, learned,
-                                 confidence, bool(routes)) if explain else None)
+                                 confidence, bool(routes), remark) if explain else None)
 
     def _explain(self, reason: str, gate: Gate | None, lexical: NDArray[np.float64],
                  semantic: NDArray[np.float32] | None, learned: NDArray[np.float64] | None,
-                 confidence: float | None = None, routed: bool = True) -> dict[str, Any]:
+                 confidence: float | None = None, routed: bool = True,
+                 remark: float | None = None) -> dict[str, Any]:
         """The nearest documents with each signal's score (``fused`` ranks routes, ``gate``
         is what the background gate compared) and how far each was under the bar, the floors,
         threshold and confidence floor in force, the rule that decided, and for an
@@ -283,7 +288,8 @@ class Router:
                     "classifier": score(learned, int(doc))}
                    for doc in order[:EXPLAIN_NEAREST]]
         floor = point.min_confidence
-        decided = deciding_rule(routed, gate, confidence, floor)
+        decided = deciding_rule(routed, gate, confidence, floor,
+                                remark is not None and bool(vetoes(remark, point.remark_veto)))
         same_family = (len(order) > 1 and self.families is not None
                        and int(self.families[int(order[0])]) == int(self.families[int(order[1])]))
         bar = (gate.threshold if gate is not None
@@ -299,6 +305,8 @@ class Router:
                 "min_confidence": point.min_confidence},
             "confidence": None if confidence is None else {
                 "value": round(confidence, 4), "floor": floor},
+            "remark": None if remark is None else {
+                "probability": round(remark, 4), "veto": point.remark_veto},
             "floors": {"lexical": point.lexical_floor, "semantic": point.semantic_floor},
             "nearest": nearest,
             "next": next_steps(nearest, decided=decided, bar=bar, same_family=same_family),

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from .confidence import features, logistic_many
 from .fusion import Fused, fuse
+from .remarks import vetoes
 
 if TYPE_CHECKING:
     from .background import Background
@@ -180,13 +181,15 @@ def background_features(background: Background, tops: NDArray[Any], fused1: NDAr
 def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
            point: OperatingPoint, learned: FloatArray | None = None,
            background: Background | None = None,
-           families: NDArray[np.integer[Any]] | None = None) -> Selection:
+           families: NDArray[np.integer[Any]] | None = None,
+           remark: float | None = None) -> Selection:
     """Pick at most ``top_k`` documents, or none, at most one per family, and say why.
 
     ``learned`` is a classifier's probability per document: the index's head, or what
     ``gov calibrate --learn`` learned. ``background`` is the index's background statistics;
     a point whose gate is "background" abstains below their threshold (without them, or
-    without meaning scores, the floors alone decide).
+    without meaning scores, the floors alone decide). ``remark`` is the prompt's remark
+    probability (``remarks.py``): at or over the point's ``remark_veto`` it abstains.
     """
     order, (fused, lex_ok, sem_ok), confidence = rank(lexical, semantic, point, learned,
                                                       limit=point.top_k, families=families)
@@ -198,6 +201,10 @@ def select(lexical: FloatArray, semantic: NDArray[np.floating[Any]] | None,
             return Selection([], confidence, f"abstained: best gate score {gate.top:.3f} is under "
                              f"the threshold {gate.threshold:.3f} set by "
                              f"{GUARD_SOURCES[gate.guard]}", gate)
+    if remark is not None and vetoes(remark, point.remark_veto):
+        return Selection([], confidence, f"abstained: the prompt reads as a remark, not a "
+                         f"request (remark probability {remark:.3f}, the point's veto "
+                         f"{point.remark_veto:.3f})", gate)
     if order.size == 0:
         return Selection([], confidence, "abstained: no document clears a floor "
                          f"(lexical {point.lexical_floor:g}, semantic {point.semantic_floor:g})",
@@ -343,12 +350,15 @@ class RoutedMany(NamedTuple):
 def route_many(lexical: FloatArray, semantic: FloatArray | None, point: OperatingPoint,
                learned: FloatArray | None = None,
                families: NDArray[np.integer[Any]] | None = None,
-               background: Background | None = None) -> RoutedMany:
+               background: Background | None = None,
+               remarks: NDArray[np.float64] | None = None) -> RoutedMany:
     """:func:`select`'s decision whether to route, for a matrix of prompts: a candidate, the
-    background gate (with ``background`` under a background point), then the confidence
-    floor."""
+    background gate (with ``background`` under a background point), the remark veto (with
+    ``remarks``, each prompt's remark probability), then the confidence floor."""
     many = rank_many(lexical, semantic, point, learned, families)
     routed = many.top1 >= 0
+    if remarks is not None:
+        routed &= ~vetoes(remarks, point.remark_veto)
     if point.gate == "background" and background is not None and semantic is not None:
         tops = background.gate_scores(lexical, semantic, point).max(axis=1)
         routed &= clears(tops, background.threshold(point)[0])
@@ -364,14 +374,17 @@ def route_many(lexical: FloatArray, semantic: FloatArray | None, point: Operatin
 
 
 def deciding_rule(routed: bool, gate: Gate | None, confidence: float | None,
-                  floor: float | None) -> str:
+                  floor: float | None, remark: bool = False) -> str:
     """Which rule decided a route, as an explanation names it: "routed", or for an
-    abstention "gate" (the best gate score under the threshold), "confidence" (cleared, but
-    under the confidence floor) or "floors"."""
+    abstention "gate" (the best gate score under the threshold), "remark" (the prompt reads
+    as a remark: ``remark``), "confidence" (cleared, but under the confidence floor) or
+    "floors"."""
     if routed:
         return "routed"
     if gate is not None and not clears(gate.top, gate.threshold):
         return "gate"
+    if remark:
+        return "remark"
     if confidence is not None and floor is not None and not clears(confidence, floor):
         return "confidence"
     return "floors"

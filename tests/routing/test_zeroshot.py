@@ -147,8 +147,12 @@ def test_a_few_labels_move_the_label_free_point(example_index: Path) -> None:
         for name in ("lexical_weight", "semantic_weight", "semantic_pool", "body_surfaces",
                      "hub_weight", "fusion"):
             assert getattr(moved, name) == getattr(shipped, name), name
-        # Labels choose this corpus's share itself: it is no longer grown with size.
-        assert moved.background_alpha_growth == 0.0
+        # A share the labels chose is this corpus's own, not grown with size; a kept default
+        # gate keeps the shipped growth.
+        if moved.background_alpha != shipped.background_alpha:
+            assert moved.background_alpha_growth == 0.0
+        else:
+            assert moved.background_alpha_growth in (0.0, shipped.background_alpha_growth)
         # ... and say whether the corpus's orphan floor still holds (its label-free value).
         assert moved.orphan_quantile in (0.0, shipped.orphan_quantile)
         gate = load_index(example_index, operating_point=moved).background
