@@ -114,8 +114,9 @@ def example_scores(router: Router, point: OperatingPoint, lexical: NDArray[np.fl
                               weight)
     if head is None:
         head = scorer.learned_probabilities(vectors)
+    remarks = router.background.remarks(vectors) if router.background is not None else None
     return Scores(lexical, semantic, head, {point.semantic_pool: semantic},
-                  families=router.families)
+                  families=router.families, remarks=remarks)
 
 
 @dataclass
@@ -259,7 +260,8 @@ def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
 def _rows(scores: Scores, rows: NDArray[np.bool_]) -> Scores:
     return Scores(scores.lexical[rows], None if scores.semantic is None else scores.semantic[rows],
                   None if scores.learned is None else scores.learned[rows],
-                  families=scores.families)
+                  families=scores.families,
+                  remarks=None if scores.remarks is None else scores.remarks[rows])
 
 
 def _outcome(point: OperatingPoint, routed: Routed, expected: NDArray[np.bool_],

@@ -39,7 +39,7 @@ def first_routes(point: OperatingPoint, scores: Scores, expected: NDArray[np.boo
     over scores computed once."""
     pooled = scores.with_pool(point.semantic_pool, point.body_surfaces)
     many, routed = route_many(pooled.lexical, pooled.semantic, point, pooled.learned,
-                              pooled.families, background)
+                              pooled.families, background, pooled.remarks)
     rows = np.arange(expected.shape[0])
     correct = routed & np.asarray(expected[rows, np.maximum(many.top1, 0)], dtype=bool)
     return Routed(routed, correct)

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ..routing.background import Background
 from ..routing.confidence import logistic_many
 from ..routing.point import OperatingPoint
+from ..routing.remarks import vetoes
 from ..routing.select import (
     RankedMany,
     background_features,
@@ -213,7 +214,10 @@ def evaluate_row(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool
     # prompts, so all thresholds are evaluated by one matrix product per second-route rule.
     cut = np.array([-np.inf if t is None else t for t in columns.thresholds])
     floored = np.array([f is not None for f in columns.floors], dtype=bool)
-    routes1 = first_route_columns(ranked.has1, columns.confidence, cut, columns.confident,
+    # A prompt that reads as a remark routes under no column (the point's veto, as routing).
+    candidate = (ranked.has1 if scores.remarks is None
+                 else ranked.has1 & ~vetoes(scores.remarks, base.remark_veto))
+    routes1 = first_route_columns(candidate, columns.confidence, cut, columns.confident,
                                   floored).astype(np.float64)
     rules, learned2 = _second_rules(scores, ranked, n)
     many = ranked.many

@@ -46,6 +46,8 @@ class Scores:
     surface_counts: NDArray[np.int64] | None = None
     # Routing families of the index (a family id per document), as selection passes them.
     families: NDArray[np.int32] | None = None
+    # Each prompt's remark probability (the index's probe; None: no probe), as a route reads it.
+    remarks: NDArray[np.float64] | None = None
 
     def with_pool(self, pool: str, body_surfaces: float = 0.0) -> Scores:
         semantic = self.pooled.get(pool, self.semantic)
@@ -54,7 +56,7 @@ class Scores:
             weight = body_surfaces / (self.surface_counts.astype(np.float64) + body_surfaces)
             semantic = mix_bodies(semantic, self.body, self.has_body[None, :], weight[None, :])
         return Scores(self.lexical, semantic, self.learned, self.pooled, self.body,
-                      self.has_body, self.surface_counts, self.families)
+                      self.has_body, self.surface_counts, self.families, self.remarks)
 
     def body_choices(self) -> tuple[float, ...]:
         """The body_surfaces values the grid tries: none without body summaries."""
@@ -77,15 +79,16 @@ def score(router: Router, labelled: Labelled, learn: bool = False,
     body64 = None if body is None else body.astype(np.float64)
     has_body = scorer.body_present if body is not None else None
     sims = scorer.surface_similarities(vectors).astype(np.float64)
+    remarks = router.background.remarks(vectors) if router.background is not None else None
     if not learn:
         pooled = {pool: scorer.groups.pool(sims, pool).astype(np.float64) for pool in POOLS}
         # The index's head (or a classifier the point carries) is a signal like any other.
         head = scorer.learned_probabilities(vectors)
         return (Scores(lexical, pooled["max"], head, pooled, body64, has_body,
-                       scorer.groups.counts, router.families), None)
+                       scorer.groups.counts, router.families, remarks), None)
     from .crossfit import cross_fit
 
     learned_probabilities, pooled, learned = cross_fit(router, labelled, vectors, sims,
                                                        progress)
     return (Scores(lexical, pooled["max"], learned_probabilities, pooled, body64, has_body,
-                   scorer.groups.counts, router.families), learned)
+                   scorer.groups.counts, router.families, remarks), learned)
