@@ -141,7 +141,6 @@ def test_new_rejects_bad_input_with_exit_2_naming_option_and_rule(args: list[str
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.slow
 def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     lines = [
         {"task_id": "a", "outcome": "Index rebuilt in 40 seconds"},
@@ -150,7 +149,7 @@ def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
         {"task_id": "c", "card_type": "error", "outcome": "Index build error: disk full"},
     ]
     data = "".join(json.dumps(line) + "\n" for line in lines).encode() + b"{broken\n"
-    out = run_gov("card", "new", "RESULT", "--from", "-", "--agent", "indexer:local",
+    out = invoke_gov("card", "new", "RESULT", "--from", "-", "--agent", "indexer:local",
                   "--objective", "Rebuild the index", input=data)  # fmt: skip
     assert out.returncode == 2  # invalid input, as for the options
     cards = jsonl(out.stdout)
@@ -163,11 +162,10 @@ def test_new_from_jsonl_makes_one_card_per_line_and_names_bad_lines() -> None:
     assert err[2].startswith("gov: error: -:5: invalid JSON")
 
 
-@pytest.mark.slow
 def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     target = tmp_path / "card.json"
     target.write_text("old")
-    out = run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target), "-f", "json")
+    out = invoke_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target), "-f", "json")
     assert out.returncode == 0 and out.stdout == b""
     card = json.loads(target.read_text())
     assert check_card(card)[1] == []
@@ -175,10 +173,9 @@ def test_new_writes_the_output_file_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json"]
 
 
-@pytest.mark.slow
 def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "such" / "card.json"
-    out = run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(missing))
+    out = invoke_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(missing))
     assert out.returncode == 2 and out.stdout == b""
     err = out.stderr.decode()
     assert err.count("\n") == 1 and str(missing.parent) in err and "does not exist" in err
@@ -186,10 +183,10 @@ def test_new_output_needs_an_existing_folder_and_gets_ordinary_permissions(tmp_p
     target = tmp_path / "card.json"
     umask = os.umask(0)
     os.umask(umask)
-    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert invoke_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
     target.chmod(0o600)  # a replaced file keeps the permissions it had
-    assert run_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
+    assert invoke_gov("card", "new", "RESULT", *NEW_ARGS, "-o", str(target)).returncode == 0
     assert target.stat().st_mode & 0o777 == 0o600
 
 
@@ -251,10 +248,9 @@ def test_verify_result_fields() -> None:
     assert good["contract_id"] == "plan-default" and good["adjusted_confidence"] == 0.65
 
 
-@pytest.mark.slow
 def test_validate_reports_array_indexes_and_lines(write_json) -> None:  # type: ignore[no-untyped-def]
     path = write_json("cards.json", [base_card(), base_card(confidence="high")])
-    out = run_gov("card", "validate", str(path), "-f", "json")
+    out = invoke_gov("card", "validate", str(path), "-f", "json")
     assert out.returncode == 1
     results = json.loads(out.stdout)
     starts = [n for n, line in enumerate(path.read_text().splitlines(), 1) if line == "  {"]
@@ -360,21 +356,19 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
 # --- schema, contract, budget ---------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_schema_prints_the_shipped_schemas() -> None:
-    assert run_gov("card", "schema").stdout == SCHEMA_PATH.read_bytes()
-    assert run_gov("card", "schema", "contract").stdout == CONTRACT_SCHEMA_PATH.read_bytes()
+    assert invoke_gov("card", "schema").stdout == SCHEMA_PATH.read_bytes()
+    assert invoke_gov("card", "schema", "contract").stdout == CONTRACT_SCHEMA_PATH.read_bytes()
     assert json.loads(SCHEMA_PATH.read_bytes())["$schema"].endswith("2020-12/schema")
 
 
-@pytest.mark.slow
 def test_contract_prints_a_resolved_contract(tmp_path: Path) -> None:
-    out = run_gov("card", "contract", "extended")
+    out = invoke_gov("card", "contract", "extended")
     data = json.loads(out.stdout)
     assert data["id"] == "extended" and data["checks"]["timestamp_recent"] == "OFF"
     own = tmp_path / "own.json"
     own.write_text(json.dumps({"id": "own", "extends": "extended", "soft_penalty": 0.05}))
-    resolved = json.loads(run_gov("card", "contract", str(own)).stdout)
+    resolved = json.loads(invoke_gov("card", "contract", str(own)).stdout)
     assert resolved["soft_penalty"] == 0.05 and resolved["checks"] == data["checks"]
 
 

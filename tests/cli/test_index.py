@@ -20,21 +20,22 @@ from tests.corpus.conftest import POLICY, write
 @pytest.mark.slow
 def test_index_and_show_commands(tmp_path: Path) -> None:
     target = tmp_path / "idx"
+    # the build in a fresh process; reading what it wrote runs the same entry point in this one
     built = run_gov("index", str(POLICIES), "-o", str(target), "--format", "json")
     assert built.returncode == 0, built.stderr
     summary = json.loads(built.stdout)
     assert summary["documents"] == 22 and summary["retired"] == ["legacy-release-train"]
-    verified = run_gov("index", "--verify", "-o", str(target))
+    verified = invoke_gov("index", "--verify", "-o", str(target))
     assert verified.returncode == 0 and "checksums ok" in verified.stdout.decode()
-    shown = run_gov("show", "on-call", "-i", str(target))
+    shown = invoke_gov("show", "on-call", "-i", str(target))
     assert shown.stdout.decode() == (POLICIES / "on-call.md").read_text()
-    unknown = run_gov("show", "nope", "-i", str(target))
+    unknown = invoke_gov("show", "nope", "-i", str(target))
     assert unknown.returncode == 2 and "no document named 'nope' among the index's 22" in (
         unknown.stderr.decode())
-    typo = run_gov("show", "deploymnet", "-i", str(target))
+    typo = invoke_gov("show", "deploymnet", "-i", str(target))
     assert typo.returncode == 2 and "did you mean deployment" in typo.stderr.decode()
     assert "access-control" not in typo.stderr.decode()  # the nearest names, not all 22
-    retired = run_gov("show", "legacy-release-train", "-i", str(target))
+    retired = invoke_gov("show", "legacy-release-train", "-i", str(target))
     assert retired.returncode == 2 and "is retired" in retired.stderr.decode()
 
 

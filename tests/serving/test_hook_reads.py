@@ -39,10 +39,11 @@ SECRET = f"the stripe API key leaked in a public gist, rotate it now {CANARIES[0
 NAMES = sorted(p.stem for p in POLICIES.glob("*.md") if "**Status:** retired" not in p.read_text())
 
 
-@pytest.fixture()
-def corpus_project(tmp_path: Path) -> Path:
-    """A project whose path holds a canary, with its policies and its own index."""
-    project = tmp_path / CANARIES[1] / "project"
+@pytest.fixture(scope="module")
+def corpus_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose path holds a canary, with its policies and its own index (built once:
+    the tests read it and write only to their own runtime folders and logs)."""
+    project = tmp_path_factory.mktemp("reads") / CANARIES[1] / "project"
     shutil.copytree(POLICIES, project / "policies")
     built = run_gov("index", str(project / "policies"), "-o", str(project / ".gov" / "index"), "-q")
     assert built.returncode == 0, built.stderr

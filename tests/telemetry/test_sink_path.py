@@ -96,8 +96,10 @@ def test_doctor_names_a_refused_an_unwritable_and_a_lossy_log(tmp_path: Path) ->
     assert "Permission denied" in lossy.detail
 
 
-@pytest.fixture
-def lexical_index(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def lexical_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One small words-only index for the module's tests, which only read it."""
+    tmp_path = tmp_path_factory.mktemp("lexical")
     corpus = tmp_path / "corpus" / "deploy"
     corpus.mkdir(parents=True)
     (corpus / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploying the service "
