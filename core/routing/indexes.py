@@ -21,7 +21,7 @@ from ..corpus.document import Corpus
 from ..corpus.reader import load_corpus
 from ..encode import bundle
 from ..errors import GovError, IndexBuildError
-from ..index.build import BuiltIndex, Progress, build, kept_index
+from ..index.build import BuiltIndex, Progress, build, code_stamp, kept_index
 from ..index.fileformat import read_header
 from ..index.header import IndexHeader
 from ..index.neighbours import Thresholds
@@ -227,7 +227,10 @@ def ensure_index(
             current = load_index(target, operating_point=operating_point,
                                  lexical_only=lexical_only, exact=exact)
             kept = build_options(current.header)
-            if same_roots(current.header, corpus_paths) and not current.is_stale():
+            # An index built by other code (an older gov) is rebuilt too: it may lack what the
+            # code now reads (the remark probe), as `gov index` would rebuild it.
+            if (same_roots(current.header, corpus_paths) and not current.is_stale()
+                    and current.header.build.get("code") == code_stamp()):
                 return current, False
         except GovError:
             pass

@@ -85,3 +85,17 @@ def test_any_change_a_build_sees_builds_afresh(built: tuple[Path, Path],
     again = build_index(load_corpus([corpus], warn=lambda _m: None), previous=index,
                         **options)  # type: ignore[arg-type]
     assert not again.header.build.get("kept")
+
+
+def test_an_index_built_by_other_code_is_rebuilt_when_a_command_names_its_corpus(
+        built: tuple[Path, Path], fake_encoder: HashedWordsEncoder,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gov.core.routing.indexes as indexes
+
+    corpus, index = built
+    _, rebuilt = indexes.ensure_index([corpus], index)
+    assert not rebuilt  # the same corpus, by the same code: kept
+    monkeypatch.setattr(indexes, "code_stamp", lambda: 12345)  # as after an upgrade
+    _, rebuilt = indexes.ensure_index([corpus], index)
+    assert rebuilt
+    assert open_stored(index).header.build["code"] != 12345  # built by the code installed
