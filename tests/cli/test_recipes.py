@@ -33,11 +33,14 @@ pytestmark = [pytest.mark.slow,
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """PATH starts with a ``gov`` that runs this checkout's entry point; no ambient settings."""
+    """PATH starts with a ``gov`` that runs this checkout's entry point; no ambient settings
+    but the suite's cache folder (never the user's; the background bank's vectors are read
+    back from it rather than embedded again by every recipe's build)."""
     clean = {key: value for key, value in os.environ.items()
              if not key.startswith("GOV_") and key != "NO_COLOR"}
     return {**gov_on_path(tmp_path_factory.mktemp("bin"), clean), "NO_COLOR": "1",
-            "GOV_RUNTIME_DIR": str(tmp_path_factory.mktemp("runtime"))}
+            "GOV_RUNTIME_DIR": str(tmp_path_factory.mktemp("runtime")),
+            "GOV_CACHE_DIR": os.environ["GOV_CACHE_DIR"]}
 
 
 def recipe(name: str, env: dict[str, str], cwd: Path, *args: str
