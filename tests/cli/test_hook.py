@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
@@ -35,10 +36,29 @@ def hook(*args: str, stdin: bytes, env: dict[str, str] | None = None,
     return run_gov("hook", *args, input=stdin, env=env, cwd=cwd)
 
 
+def stop_servers(folder: Path) -> None:
+    """Stop the warm servers a hook started in ``folder`` (one idles for 30 minutes)."""
+    from gov.core.serving import wire
+    from gov.core.serving.protocol import send
+
+    for sock in folder.glob("*.sock"):
+        send(wire.Stop(), 2.0, sock)
+
+
 @pytest.fixture()
-def runtime(tmp_path: Path) -> dict[str, str]:
+def runtime(tmp_path: Path) -> Iterator[dict[str, str]]:
     folder = tmp_path / "rt"
-    return {"GOV_RUNTIME_DIR": str(folder)}
+    yield {"GOV_RUNTIME_DIR": str(folder)}
+    stop_servers(folder)
+
+
+@pytest.fixture(scope="module")
+def shared_runtime(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """One runtime folder for the failure cases: the first hook finds no server and starts
+    one (the recovery path), the warm server answers the rest."""
+    folder = tmp_path_factory.mktemp("hook") / "rt"
+    yield {"GOV_RUNTIME_DIR": str(folder)}
+    stop_servers(folder)
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex"])
@@ -86,8 +106,8 @@ def test_short_prompts_abstain(example_index: Path, runtime: dict[str, str]) -> 
     ],
 )
 def test_every_failure_exits_0_silently_with_one_line(args: list[str], stdin: bytes, reason: str,
-                                                      runtime: dict[str, str]) -> None:
-    result = hook(*args, stdin=stdin, env=runtime)
+                                                      shared_runtime: dict[str, str]) -> None:
+    result = hook(*args, stdin=stdin, env=shared_runtime)
     assert result.returncode == 0
     assert result.stdout == b""
     err = result.stderr.decode()
