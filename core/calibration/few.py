@@ -163,6 +163,80 @@ def _moved(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_], ma
     return point
 
 
+def _head_step(router: Router, lexical: NDArray[np.float64], vectors: NDArray[np.float32],
+               examples: Examples, folds: NDArray[np.int64], positive: NDArray[np.bool_],
+               expected: NDArray[np.bool_], current: Routed, scores: Scores, notes: list[str]
+               ) -> tuple[tuple[NDArray[np.float32], NDArray[np.float32]] | None, Routed, Scores]:
+    """The head step: each fold's prompts scored by the head refitted with the other folds'
+    labels; kept (refitted on every label) only when the held-out folds gain."""
+    rows = head_rows(router)
+    if rows is None:
+        return None, current, scores
+    names = router.names
+    background = router.background
+    base = router.operating_point
+    crossed_head = np.zeros_like(lexical)
+    for fold in range(FOLDS):
+        held = folds == fold
+        if not held.any():
+            continue
+        trained = examples.folds != fold
+        fitted = refit(rows, examples.vectors[trained], examples.docs[trained],
+                       vectors[~positive & ~held])
+        crossed_head[held] = probabilities(fitted, vectors[held], len(names))
+    refitted_scores = replace(scores, learned=crossed_head)
+    with_head = first_routes(base, refitted_scores, expected, background)
+    head_step = gain(with_head, current, positive)
+    if head_step.utility > 0.0:
+        return (refit(rows, examples.vectors, examples.docs, vectors[~positive]), with_head,
+                refitted_scores)
+    notes.append(f"the head refitted with the labels left out: on held-out folds it "
+                 f"changed top-1 by {head_step.top1:+.3f} and false alarms by "
+                 f"{head_step.false_alarms:+.3f}")
+    return None, current, scores
+
+
+def _gate_step(base: OperatingPoint, scores: Scores, expected: NDArray[np.bool_],
+               positive: NDArray[np.bool_], folds: NDArray[np.int64], max_fa: float,
+               multi: bool, current: Routed, notes: list[str],
+               background: Background | None = None) -> tuple[bool, OperatingPoint, Routed]:
+    """The gate step: moved on the other folds, tried on each fold in turn; kept only when
+    it gains by more than its error and keeps the false-alarm promise."""
+    moved_gate = False
+    point = base
+    negatives = int((~positive).sum())
+    can_move = (base.gate == "background" and background is not None
+                and allowed_false_alarms(negatives, max_fa) is not None)
+    if can_move and background is not None:
+        routed = current.routed.copy()
+        correct = current.correct.copy()
+        for fold in range(FOLDS):
+            held = folds == fold
+            if not held.any():
+                continue
+            moved = _moved(base, scores, expected, max_fa, background, ~held, multi)
+            if moved is None:
+                continue
+            trial = first_routes(moved, _rows(scores, held), expected[held], background)
+            routed[held], correct[held] = trial.routed, trial.correct
+        candidate = Routed(routed, correct)
+        moved_step = gain(candidate, current, positive)
+        fa_now = int(current.routed[~positive].sum())
+        fa_moved = int(candidate.routed[~positive].sum())
+        promise_now = fa_upper(fa_now, negatives) <= max_fa
+        promise_moved = fa_upper(fa_moved, negatives) <= max_fa
+        if promise_moved and (moved_step.utility > moved_step.error or not promise_now):
+            final = _moved(base, scores, expected, max_fa, background,
+                           np.ones(expected.shape[0], dtype=bool), multi)
+            if final is not None:
+                moved_gate, point, current = True, final, candidate
+        if not moved_gate:
+            notes.append(f"the gate each fold chose changed held-out top-1 by "
+                         f"{moved_step.top1:+.3f} and false alarms by "
+                         f"{moved_step.false_alarms:+.3f}: not enough to move it")
+    return moved_gate, point, current
+
+
 def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
                   lexical: NDArray[np.float64], vectors: NDArray[np.float32]) -> FewLabels:
     """Decide, by cross-validation within the labels, how far to move from the label-free
@@ -187,63 +261,11 @@ def calibrate_few(router: Router, labelled: Labelled, *, max_fa: float,
     if examples.docs.size and not kept_examples:
         notes.append(f"example lines left out: on held-out folds they changed top-1 by "
                      f"{step.top1:+.3f} and false alarms by {step.false_alarms:+.3f}")
-    # The head: each fold's prompts scored by the head refitted with the other folds' labels.
-    head = None
-    rows = head_rows(router)
-    if rows is not None:
-        crossed_head = np.zeros_like(lexical)
-        for fold in range(FOLDS):
-            held = folds == fold
-            if not held.any():
-                continue
-            trained = examples.folds != fold
-            fitted = refit(rows, examples.vectors[trained], examples.docs[trained],
-                           vectors[~positive & ~held])
-            crossed_head[held] = probabilities(fitted, vectors[held], len(names))
-        refitted_scores = replace(scores, learned=crossed_head)
-        with_head = first_routes(base, refitted_scores, expected, background)
-        head_step = gain(with_head, current, positive)
-        if head_step.utility > 0.0:
-            head = refit(rows, examples.vectors, examples.docs, vectors[~positive])
-            current, scores = with_head, refitted_scores
-        else:
-            notes.append(f"the head refitted with the labels left out: on held-out folds it "
-                         f"changed top-1 by {head_step.top1:+.3f} and false alarms by "
-                         f"{head_step.false_alarms:+.3f}")
-    # The gate: moved on the other folds, tried on each fold in turn.
-    moved_gate = False
-    point = base
+    head, current, scores = _head_step(router, lexical, vectors, examples, folds, positive,
+                                       expected, current, scores, notes)
     multi = sum(1 for names_ in labelled.expected if len(names_) > 1) >= MULTI_LABELS
-    can_move = (base.gate == "background" and background is not None
-                and allowed_false_alarms(negatives, max_fa) is not None)
-    if can_move:
-        assert background is not None
-        routed = current.routed.copy()
-        correct = current.correct.copy()
-        for fold in range(FOLDS):
-            held = folds == fold
-            if not held.any():
-                continue
-            moved = _moved(base, scores, expected, max_fa, background, ~held, multi)
-            if moved is None:
-                continue
-            trial = first_routes(moved, _rows(scores, held), expected[held], background)
-            routed[held], correct[held] = trial.routed, trial.correct
-        candidate = Routed(routed, correct)
-        moved_step = gain(candidate, current, positive)
-        fa_now = int(current.routed[~positive].sum())
-        fa_moved = int(candidate.routed[~positive].sum())
-        promise_now = fa_upper(fa_now, negatives) <= max_fa
-        promise_moved = fa_upper(fa_moved, negatives) <= max_fa
-        if promise_moved and (moved_step.utility > moved_step.error or not promise_now):
-            final = _moved(base, scores, expected, max_fa, background,
-                           np.ones(len(labelled.prompts), dtype=bool), multi)
-            if final is not None:
-                moved_gate, point, current = True, final, candidate
-        if not moved_gate:
-            notes.append(f"the gate each fold chose changed held-out top-1 by "
-                         f"{moved_step.top1:+.3f} and false alarms by "
-                         f"{moved_step.false_alarms:+.3f}: not enough to move it")
+    moved_gate, point, current = _gate_step(base, scores, expected, positive, folds, max_fa,
+                                            multi, current, notes, router.background)
     overall = gain(current, default, positive)
     fa_count = int(current.routed[~positive].sum())
     bound = fa_upper(fa_count, negatives)
